@@ -11,6 +11,7 @@ import os
 import dagster as dg
 from dagster._utils.schedules import is_valid_cron_string
 
+from assets.settings import SettingError
 from assets.sources import configured_specs, drop_specs, register_sources, source_partitions
 
 REFRESH_CRON_ENV = "MICROCODER_REFRESH_CRON"
@@ -20,7 +21,7 @@ DEFAULT_REFRESH_CRON = "0 3 * * 1"  # Mondays 03:00
 def refresh_cron() -> str:
     cron = os.environ.get(REFRESH_CRON_ENV, DEFAULT_REFRESH_CRON)
     if not is_valid_cron_string(cron):
-        raise ValueError(f"{REFRESH_CRON_ENV}={cron!r} is not a valid cron expression")
+        raise SettingError(f"{REFRESH_CRON_ENV}={cron!r} is not a valid cron expression")
     return cron
 
 

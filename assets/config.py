@@ -2,7 +2,8 @@
 
 One definition per setting: each stage's dataclass (``VerifyConfig``, ``DifficultyConfig``, ...)
 is the source of truth, and ``run_config_for`` turns its simple fields into a Dagster ``Config``
-class with the same names and defaults, so bad values fail at launch with the setting's name.
+class with the same names and defaults, so bad values fail at launch with the setting's name
+(a ``Literal`` becomes a choice the launchpad offers and checks).
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ def run_config_for(cls: type, name: str | None = None) -> type[dg.Config]:
         annotation = hints[f.name]
         if not _exposable(annotation):
             continue
-        if typing.get_origin(annotation) is typing.Literal:
-            annotation = str  # Dagster config has no Literal; the dataclass validates the value
         if f.default is not dataclasses.MISSING:
             default = f.default
         elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]

