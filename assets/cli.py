@@ -12,12 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+import dagster as dg
+
 from pipeline.paths import data_root
 
 
-def _instance():
-    import dagster as dg
-
+def _instance() -> dg.DagsterInstance:
     home = os.environ.setdefault("DAGSTER_HOME", str(Path(data_root()) / "dagster_home") if "://" not in data_root() else str(Path("data/dagster_home").resolve()))
     Path(home).mkdir(parents=True, exist_ok=True)
     return dg.DagsterInstance.get()
@@ -28,8 +28,53 @@ def sample_run_config(sample: int) -> dict:
     return {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
 
 
-def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8) -> int:
+PARTITION_TAG = "dagster/partition"
+
+
+def resolve_job(name: str) -> dg.JobDefinition:
+    """Module-level, so ``execute_job`` can rebuild the job (what re-execution needs)."""
     from assets.definitions import defs
+
+    return defs.resolve_job_def(name)
+
+
+def _latest_run(instance: dg.DagsterInstance, job: str, partition: str | None) -> dg.DagsterRun | None:
+    tags = {PARTITION_TAG: partition} if partition else {}
+    runs = instance.get_runs(dg.RunsFilter(job_name=job, tags=tags), limit=1)
+    return runs[0] if runs else None
+
+
+def _execute(instance: dg.DagsterInstance, job: str, partition: str | None, run_config: dict,
+             parent: dg.DagsterRun | None) -> tuple[bool, str]:
+    """One run, in this process; with ``parent``, only its failed steps and what follows them run."""
+    target = dg.build_reconstructable_job("assets.cli", "resolve_job", reconstructable_args=(job,))
+    config = {**run_config, "execution": {"config": {"in_process": {}}}}
+    options = dg.ReexecutionOptions.from_failure(parent.run_id, instance) if parent else None
+    tags = {PARTITION_TAG: partition} if partition else {}
+    with dg.execute_job(target, instance, run_config=config, tags=tags, reexecution_options=options) as result:
+        return result.success, result.run_id
+
+
+def _plan(instance: dg.DagsterInstance, job: str, partition: str | None, from_failure: bool) -> tuple[str, dg.DagsterRun | None]:
+    """``run`` (fresh), ``resume`` (re-execute the failed run from failure) or ``skip`` (finished)."""
+    if not from_failure:
+        return "run", None
+    last = _latest_run(instance, job, partition)
+    if last is not None and last.status == dg.DagsterRunStatus.SUCCESS:
+        return "skip", last
+    if last is not None and last.status == dg.DagsterRunStatus.FAILURE:
+        return "resume", last
+    return "run", None
+
+
+def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8,
+             from_failure: bool = False) -> int:
+    """Every source partition, then the dataset and training jobs.
+
+    With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
+    failed run is re-executed from its failed step (Dagster's re-execution, recorded as a child of
+    the failed run); downstream jobs run afresh once any partition was redone.
+    """
     from assets.sources import configured_specs, register_sources
 
     instance = _instance()
@@ -40,26 +85,32 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     if unknown:
         print(f"unknown sources {unknown}; known: {known}", file=sys.stderr)
         return 2
-    ingest = defs.resolve_job_def("ingest_job")
-    failed = []
-    for key in partitions:
-        start = time.monotonic()
-        result = ingest.execute_in_process(partition_key=key, instance=instance, raise_on_error=False)
-        status = "ok" if result.success else "FAILED"
-        print(f"ingest[{key}]: {status} in {time.monotonic() - start:.1f}s (run {result.run_id})", flush=True)
-        if not result.success:
-            failed.append(key)
-    jobs = ["dataset_job"] + (["training_job"] if training else []) if downstream else []
-    for name in jobs:
-        if failed:
+    steps = [("ingest_job", key, {}) for key in partitions]
+    if downstream:
+        steps.append(("dataset_job", None, sample_run_config(sample)))
+        if training:
+            steps.append(("training_job", None, {}))
+    failed: list[str] = []
+    redone = False
+    for job, partition, run_config in steps:
+        label = f"ingest[{partition}]" if partition else job
+        if job != "ingest_job" and failed:
             break
+        action, parent = _plan(instance, job, partition, from_failure and not (redone and job != "ingest_job"))
+        if action == "skip":
+            print(f"{label}: finished in run {parent.run_id}, skipped", flush=True)
+            continue
         start = time.monotonic()
-        run_config = sample_run_config(sample) if name == "dataset_job" else {}
-        result = defs.resolve_job_def(name).execute_in_process(instance=instance, run_config=run_config, raise_on_error=False)
-        print(f"{name}: {'ok' if result.success else 'FAILED'} in {time.monotonic() - start:.1f}s", flush=True)
-        if not result.success:
-            failed.append(name)
+        success, run_id = _execute(instance, job, partition, run_config, parent)
+        redone = True
+        how = f"re-executed from failure of {parent.run_id}" if parent else "run"
+        print(f"{label}: {'ok' if success else 'FAILED'} in {time.monotonic() - start:.1f}s ({how} {run_id})", flush=True)
+        if not success:
+            failed.append(label)
     print(f"data under {data_root()}; runs in {os.environ['DAGSTER_HOME']} (see them with `dagster dev`)")
+    if failed:
+        print(f"failed: {', '.join(failed)}; fix the cause, then `microcoder run --from-failure` redoes only those",
+              file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -71,12 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ingest-only", action="store_true", help="stop after Collect and Process")
     run.add_argument("--no-training", action="store_true", help="stop after the released dataset")
     run.add_argument("--sample", type=int, default=8, help="problems the model scores for difficulty (default 8)")
+    run.add_argument("--from-failure", action="store_true",
+                     help="skip what last succeeded; re-execute failed runs from their failed step")
     args = parser.parse_args(argv)
     if args.command == "run":
         sources = [s for s in (args.sources or "").split(",") if s] or None
-        return run_main(sources, downstream=not args.ingest_only, training=not args.no_training, sample=args.sample)
+        return run_main(sources, downstream=not args.ingest_only, training=not args.no_training, sample=args.sample,
+                        from_failure=args.from_failure)
     return 2
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
+

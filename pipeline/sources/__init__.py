@@ -23,9 +23,9 @@ from pipeline.sources import (  # noqa: F401 - importing registers each adapter
     taco,
     xcodeeval,
 )
-from pipeline.sources.registry import ADAPTERS, CollectResult, RecordError, SourceSpec, collect, get_adapter
+from pipeline.sources.registry import ADAPTERS, CollectResult, RecordError, SourceReadError, SourceSpec, collect, get_adapter
 
-__all__ = ["ADAPTERS", "CollectResult", "RecordError", "SourceSpec", "collect", "default_specs", "get_adapter", "hub_specs"]
+__all__ = ["ADAPTERS", "CollectResult", "RecordError", "SourceReadError", "SourceSpec", "collect", "default_specs", "get_adapter", "hub_specs"]
 
 
 def _files(base: Path, pattern: str) -> tuple[str, ...]:

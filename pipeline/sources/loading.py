@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
 from pipeline.paths import local_cache_dir
-from pipeline.sources.registry import RecordError, SourceSpec, read_json_lines
+from pipeline.sources.registry import RecordError, SourceReadError, SourceSpec, read_json_lines
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,10 @@ def load_file(path: str) -> Iterator[dict[str, Any] | RecordError]:
         if builder != "json":
             raise
         log.info("load_dataset could not read %s (%s: %s); reading it record by record", path, type(err).__name__, err)
-        records = list(_load_with_json(path))
+        try:
+            records = list(_load_with_json(path))
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as read_err:
+            raise SourceReadError(f"cannot read {path}: {type(read_err).__name__}: {read_err}") from read_err
     base = _basename(path)
     for index, record in enumerate(records):
         if isinstance(record, dict):

@@ -27,6 +27,10 @@ class RecordError(ValueError):
         self.detail = detail
 
 
+class SourceReadError(RuntimeError):
+    """A whole file cannot be read (corrupt archive, unreadable bytes): the source fails, naming it."""
+
+
 @dataclass(frozen=True)
 class SourceSpec:
     """A configured source: one partition of ``raw_problems``.

@@ -127,3 +127,13 @@ def test_hub_specs_name_registered_adapters():
             "agentica-org/DeepCoder-Preview-Dataset", "KodCode/KodCode-V1", "newfacade/LeetCodeDataset"} == {
         s.hub_path for s in specs.values()}
     assert all(s.adapter in ADAPTERS and s.is_hub for s in specs.values())
+
+
+def test_unreadable_file_fails_the_source_naming_the_file(tmp_path):
+    """A corrupt archive is not a bad record: the source fails, and the message names the file."""
+    from pipeline.sources import SourceReadError, SourceSpec
+
+    path = tmp_path / "problems.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00 not a gzip stream" * 10)
+    with pytest.raises(SourceReadError, match=f"cannot read {path}"):
+        collect(SourceSpec("broken", "leetcode", data_files=(str(path),)))
