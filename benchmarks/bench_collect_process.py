@@ -1,8 +1,7 @@
 """Collect + Process on 100,000 problems, against plain langdetect on every row.
 
 Input: the shared records replicated under distinct ids with slightly varied statements (a
-counter word appended). Collect uses the registered adapters (``pipeline.sources``) when they
-exist, else the direct shared-file reader ``pipeline.process.shared_rows`` (said in the table).
+counter word appended). Collect is the registered source adapters (``pipeline.sources``).
 Work is split over processes in chunks (one per replica pass), using every core. The
 baseline runs the same pipeline with the language step replaced by plain seeded langdetect
 on a subset and is extrapolated to the full count.
@@ -28,23 +27,17 @@ from pipeline.process import process_rows  # noqa: E402
 from pipeline.process.language import langdetect_language  # noqa: E402
 from pipeline.process.steps import DEFAULT_STEPS, language_step  # noqa: E402
 from pipeline.schema import problem_id  # noqa: E402
+from pipeline.sources import collect, default_specs  # noqa: E402
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
 
 
 def _collect_once() -> tuple[list[dict], str]:
     """One Collect pass over every shared source."""
-    try:
-        from pipeline.sources import collect, default_specs  # type: ignore[attr-defined]
-
-        rows: list[dict] = []
-        for spec in default_specs().values():
-            rows.extend(collect(spec).rows)
-        return rows, "adapters (pipeline.sources.collect)"
-    except ImportError:
-        from pipeline.process.shared_rows import shared_rows
-
-        return shared_rows(shared_data_dir()), "direct shared reader (adapters not ready)"
+    rows: list[dict] = []
+    for spec in default_specs().values():
+        rows.extend(collect(spec).rows)
+    return rows, "adapters (pipeline.sources.collect)"
 
 
 def _vary(rows: list[dict], rep: int, limit: int) -> list[dict]:

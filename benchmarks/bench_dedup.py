@@ -27,12 +27,14 @@ from datasketch import MinHash  # noqa: E402
 from pipeline.filter.dedup import keeper_key, near_duplicates  # noqa: E402
 from pipeline.filter.text import shingles, words  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
-from pipeline.process.shared_rows import shared_statements  # noqa: E402
+from pipeline.sources import collect, default_specs  # noqa: E402
 
 
-def sentence_pool(root: Path) -> list[str]:
+def sentence_pool() -> list[str]:
+    """Sentences of every collected statement (raw, as Collect left them), sorted for a seeded run."""
     pool = set()
-    for _, text, _ in shared_statements(root):
+    texts = (row["statement"] for spec in default_specs().values() for row in collect(spec).rows)
+    for text in texts:
         for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
             if 6 <= len(sentence.split()) <= 60:
                 pool.add(sentence.strip())
@@ -70,11 +72,10 @@ def near_copy(text: str, rng: random.Random, vocab: list[str]) -> tuple[str, flo
 
 
 def synthesize(n: int, dups: int, seed: int = 7) -> tuple[list[str], list[tuple[int, int, float]]]:
-    root = shared_data_dir()
-    if root is None:
+    if shared_data_dir() is None:
         sys.exit("needs ../shared/data")
     rng = random.Random(seed)
-    pool = sentence_pool(root)
+    pool = sentence_pool()
     vocab = sorted({w for s in pool[:5000] for w in s.split() if w.isalpha()})
     distinct = n - dups
     texts = [
