@@ -46,6 +46,9 @@ class Webserver:
     data: Path
     log: Path
 
+    def graphql(self, query: str, variables: dict | None = None) -> dict:
+        return _graphql(self.url, query, variables)
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -53,8 +56,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _graphql(url: str, query: str) -> dict:
-    request = urllib.request.Request(f"{url}/graphql", data=json.dumps({"query": query}).encode(), headers={"Content-Type": "application/json"})
+def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
+    body = json.dumps({"query": query, "variables": variables or {}}).encode()
+    request = urllib.request.Request(f"{url}/graphql", data=body, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 

@@ -1,4 +1,5 @@
-"""The Dagster UI in a real browser: every asset is listed, and a user materializes one source.
+"""The Dagster UI in a real browser: every asset is listed, a user materializes one source, and
+a failed run is re-executed from failure from its run page.
 
 The materialization goes the way a person does it: select ``raw_problems`` and
 ``processed_problems`` in the catalog, open the launchpad, pick the ``humaneval`` partition,
@@ -140,3 +141,71 @@ def _wait_for_run(home: Path, run_id: str) -> str:
     finally:
         instance.dispose()
     return "TIMED_OUT"
+
+
+LAUNCH_RUN = """
+mutation($params: ExecutionParams!) {
+  launchRun(executionParams: $params) {
+    __typename
+    ... on LaunchRunSuccess { run { runId } }
+    ... on PythonError { message }
+    ... on RunConfigValidationInvalid { errors { message } }
+  }
+}"""
+
+
+def _records(path: Path, n: int) -> list[str]:
+    import gzip
+
+    with gzip.open(path, "rt") as handle:
+        return [next(handle) for _ in range(n)]
+
+
+def test_failed_run_reexecuted_from_failure_in_the_ui(chromium, webserver, page, shared_data):
+    """A source whose dropped file is corrupt fails; once the file is replaced, *Re-execute → From
+    failure* on the run page launches a child run that succeeds."""
+    import gzip
+
+    import dagster as dg
+
+    partition = "drop_leetcode_ui_broken"
+    drop = webserver.data / "drop" / "leetcode"
+    drop.mkdir(parents=True, exist_ok=True)
+    broken = drop / "ui_broken.jsonl.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00 not a gzip stream" * 20)
+    instance = dg.DagsterInstance.from_config(str(webserver.home))
+    try:
+        instance.add_dynamic_partitions("sources", [partition])
+    finally:
+        instance.dispose()
+    params = {
+        "selector": {"repositoryLocationName": webserver.location, "repositoryName": "__repository__", "jobName": "ingest_job"},
+        "runConfigData": {"resources": {"translation": {"config": {"enabled": False}}}},
+        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": partition}]},
+    }
+    launched = webserver.graphql(LAUNCH_RUN, {"params": params})["data"]["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    failed_id = launched["run"]["runId"]
+    assert _wait_for_run(webserver.home, failed_id) == "FAILURE"
+
+    with gzip.open(broken, "wt") as handle:
+        handle.writelines(_records(shared_data / "leetcode" / "LeetCodeDataset-v0.2.0-test.jsonl.gz", 20))
+    page.goto(f"{webserver.url}/runs/{failed_id}")
+    page.get_by_text("Failure", exact=True).first.wait_for()
+    page.get_by_text(f"cannot read {broken}").first.wait_for()  # the event log names the file
+    _dismiss_welcome(page)
+    page.get_by_role("button", name="Re-execute all").wait_for()
+    page.locator("[class*='LaunchButton_dropdownArrow']").click()  # the split button's menu
+    page.get_by_role("menuitem", name="From failure").click()
+    page.wait_for_url(lambda url: "/runs/" in url and failed_id not in url)
+    child_id = page.url.rstrip("/").rsplit("/", 1)[1].split("?")[0]
+    assert _wait_for_run(webserver.home, child_id) == "SUCCESS", f"webserver log: {webserver.log}"
+
+    instance = dg.DagsterInstance.from_config(str(webserver.home))
+    try:
+        child = instance.get_run_by_id(child_id)
+        assert child.parent_run_id == failed_id and child.tags["dagster/partition"] == partition
+    finally:
+        instance.dispose()
+    written = webserver.data / "assets" / "processed_problems" / f"{partition}.parquet"
+    assert pq.read_metadata(written).num_rows == 20
