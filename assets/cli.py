@@ -39,6 +39,7 @@ def resolve_job(name: str) -> dg.JobDefinition:
 
 
 def _latest_run(instance: dg.DagsterInstance, job: str, partition: str | None) -> dg.DagsterRun | None:
+    """The last finished-or-not run of ``job`` (for ``partition``), or None."""
     tags = {PARTITION_TAG: partition} if partition else {}
     runs = instance.get_runs(dg.RunsFilter(job_name=job, tags=tags), limit=1)
     return runs[0] if runs else None
@@ -53,18 +54,6 @@ def _execute(instance: dg.DagsterInstance, job: str, partition: str | None, run_
     tags = {PARTITION_TAG: partition} if partition else {}
     with dg.execute_job(target, instance, run_config=config, tags=tags, reexecution_options=options) as result:
         return result.success, result.run_id
-
-
-def _plan(instance: dg.DagsterInstance, job: str, partition: str | None, from_failure: bool) -> tuple[str, dg.DagsterRun | None]:
-    """``run`` (fresh), ``resume`` (re-execute the failed run from failure) or ``skip`` (finished)."""
-    if not from_failure:
-        return "run", None
-    last = _latest_run(instance, job, partition)
-    if last is not None and last.status == dg.DagsterRunStatus.SUCCESS:
-        return "skip", last
-    if last is not None and last.status == dg.DagsterRunStatus.FAILURE:
-        return "resume", last
-    return "run", None
 
 
 def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8,
@@ -96,10 +85,13 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
         label = f"ingest[{partition}]" if partition else job
         if job != "ingest_job" and failed:
             break
-        action, parent = _plan(instance, job, partition, from_failure and not (redone and job != "ingest_job"))
-        if action == "skip":
-            print(f"{label}: finished in run {parent.run_id}, skipped", flush=True)
+        # Downstream of a redone partition, an earlier run of the job saw stale inputs: run afresh.
+        resume = from_failure and (job == "ingest_job" or not redone)
+        last = _latest_run(instance, job, partition) if resume else None
+        if last is not None and last.status == dg.DagsterRunStatus.SUCCESS:
+            print(f"{label}: finished in run {last.run_id}, skipped", flush=True)
             continue
+        parent = last if last is not None and last.status == dg.DagsterRunStatus.FAILURE else None
         start = time.monotonic()
         success, run_id = _execute(instance, job, partition, run_config, parent)
         redone = True
@@ -134,4 +126,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -43,9 +43,7 @@ def from_env(cls: type[R], section: str, environ: Mapping[str, str] | None = Non
             message = error["msg"].removeprefix("Value error, ")
             if field in values:
                 problems.append(f"{names[field]}={values[field]!r}: {message}")
-            elif field:
-                problems.append(f"{section}.{field} ({names.get(field, '')}): {message}")
-            else:
+            else:  # a rule over several fields (the defaults themselves are valid)
                 problems.append(f"{section} ({env_name(section, '*')}): {message}")
         raise SettingError("bad configuration: " + "; ".join(problems)) from None
 

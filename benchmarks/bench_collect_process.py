@@ -27,17 +27,9 @@ from pipeline.process import process_rows  # noqa: E402
 from pipeline.process.language import langdetect_language  # noqa: E402
 from pipeline.process.steps import DEFAULT_STEPS, language_step  # noqa: E402
 from pipeline.schema import problem_id  # noqa: E402
-from pipeline.sources import collect, default_specs  # noqa: E402
+from pipeline.sources import collect_all  # noqa: E402
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
-
-
-def _collect_once() -> tuple[list[dict], str]:
-    """One Collect pass over every shared source."""
-    rows: list[dict] = []
-    for spec in default_specs().values():
-        rows.extend(collect(spec).rows)
-    return rows, "adapters (pipeline.sources.collect)"
 
 
 def _vary(rows: list[dict], rep: int, limit: int) -> list[dict]:
@@ -55,22 +47,21 @@ def plain_langdetect_step(row: dict) -> dict:
     return row
 
 
-def _chunk(args: tuple[int, int, bool]) -> tuple[int, int, Counter, float, float, str]:
+def _chunk(args: tuple[int, int, bool]) -> tuple[int, int, Counter, float, float]:
     """Collect one replica pass and Process it; returns counts, not rows (no IPC of 100k rows)."""
     rep, limit, baseline = args
     t0 = time.perf_counter()
-    rows, how = _collect_once()
-    rows = _vary(rows, rep, limit)
+    rows = _vary(collect_all(), rep, limit)
     t1 = time.perf_counter()
     steps = tuple(plain_langdetect_step if s is language_step else s for s in DEFAULT_STEPS) if baseline else None
     result = process_rows(rows, steps=steps)
     t2 = time.perf_counter()
     reasons = Counter(r["reason"] for r in result.rejects)
-    return len(result.rows), len(result.rejects), reasons, t1 - t0, t2 - t1, how
+    return len(result.rows), len(result.rejects), reasons, t1 - t0, t2 - t1
 
 
 def run(total: int, workers: int, baseline: bool) -> dict:
-    per_pass = len(_collect_once()[0])
+    per_pass = len(collect_all())
     tasks, left, rep = [], total, 0
     while left > 0:
         tasks.append((rep, min(per_pass, left), baseline))
@@ -80,14 +71,13 @@ def run(total: int, workers: int, baseline: bool) -> dict:
     kept = rejected = 0
     reasons: Counter = Counter()
     collect_s = process_s = 0.0
-    how = ""
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for k, r, rs, c, p, how in pool.map(_chunk, tasks):
+        for k, r, rs, c, p in pool.map(_chunk, tasks):
             kept, rejected, collect_s, process_s = kept + k, rejected + r, collect_s + c, process_s + p
             reasons.update(rs)
     wall = time.perf_counter() - start
     return dict(rows=kept + rejected, kept=kept, rejected=rejected, reasons=reasons, wall=wall,
-                collect_cpu=collect_s, process_cpu=process_s, how=how)
+                collect_cpu=collect_s, process_cpu=process_s)
 
 
 def _peak_mib() -> tuple[float, float]:
@@ -110,7 +100,7 @@ def main() -> None:
     base = run(args.baseline, args.workers, baseline=True)
     scale = args.problems / base["rows"]
 
-    print(f"input: {fast['how']}; {args.workers} worker processes; shared records replicated, statements varied")
+    print(f"input: source adapters (pipeline.sources.collect_all); {args.workers} worker processes; shared records replicated, statements varied")
     print(f"| run | rows | wall s | rows/s | collect s (sum of workers) | process s (sum of workers) | peak RSS MiB |")
     print(f"|---|---|---|---|---|---|---|")
     print(f"| fast path (script + stop words, langdetect when ambiguous) | {fast['rows']} | {fast['wall']:.1f} | "

@@ -27,14 +27,13 @@ from datasketch import MinHash  # noqa: E402
 from pipeline.filter.dedup import keeper_key, near_duplicates  # noqa: E402
 from pipeline.filter.text import shingles, words  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
-from pipeline.sources import collect, default_specs  # noqa: E402
+from pipeline.sources import collect_all  # noqa: E402
 
 
 def sentence_pool() -> list[str]:
     """Sentences of every collected statement (raw, as Collect left them), sorted for a seeded run."""
     pool = set()
-    texts = (row["statement"] for spec in default_specs().values() for row in collect(spec).rows)
-    for text in texts:
+    for text in (row["statement"] for row in collect_all()):
         for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
             if 6 <= len(sentence.split()) <= 60:
                 pool.add(sentence.strip())

@@ -74,7 +74,7 @@ def load_file(path: str) -> Iterator[dict[str, Any] | RecordError]:
         records = list(_load_with_datasets(builder, path))
     except Exception as err:  # noqa: BLE001 - Arrow cannot hold every real file; fall back below
         if builder != "json":
-            raise
+            raise SourceReadError(f"cannot read {path}: {type(err).__name__}: {err}") from err
         log.info("load_dataset could not read %s (%s: %s); reading it record by record", path, type(err).__name__, err)
         try:
             records = list(_load_with_json(path))

@@ -24,11 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = "drop_leetcode_part_a,drop_leetcode_part_b"
 
 
-def _records(path: Path, n: int) -> list[str]:
-    with gzip.open(path, "rt") as handle:
-        return [next(handle) for _ in range(n)]
-
-
 def _microcoder(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     command = [str(Path(sys.executable).with_name("microcoder")), "run", "--sources", SOURCES, "--no-training",
                "--sample", "1", *args]
@@ -46,11 +41,10 @@ def _runs(instance: dg.DagsterInstance, job: str, partition: str | None = None) 
 
 
 @pytest.mark.timeout(1800)
-def test_failed_run_reexecutes_from_failure(tmp_path, shared_data):
-    leetcode = shared_data / "leetcode"
+def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
     drop = tmp_path / "data" / "drop" / "leetcode"
     drop.mkdir(parents=True)
-    (drop / "part_a.jsonl").write_text("".join(_records(leetcode / "LeetCodeDataset-v0.2.0-test.jsonl.gz", 25)))
+    (drop / "part_a.jsonl").write_text("".join(leetcode_lines("test", 25)))
     broken = drop / "part_b.jsonl.gz"
     broken.write_bytes(b"\x1f\x8b\x08\x00 this is not a gzip stream" * 20)
     home = tmp_path / "home"
@@ -64,7 +58,7 @@ def test_failed_run_reexecutes_from_failure(tmp_path, shared_data):
     assert "dataset_job" not in first.stdout  # nothing downstream runs on a partial ingest
 
     with gzip.open(broken, "wt") as handle:
-        handle.writelines(_records(leetcode / "LeetCodeDataset-v0.2.0-train.jsonl.gz", 25))
+        handle.writelines(leetcode_lines("train", 25))
     second = _microcoder(env, "--from-failure")
     assert second.returncode == 1, second.stdout + second.stderr
     assert "ingest[drop_leetcode_part_a]: finished" in second.stdout

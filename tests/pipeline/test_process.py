@@ -15,7 +15,7 @@ from pipeline.process.steps import DEFAULT_STEPS
 from pipeline.process.translate import SamplerTranslator, TranslationError, protect, restore
 from pipeline.schema import CANONICAL_FORMAT, PROCESSED_SCHEMA, make_row
 from pipeline.schema import Tests as CanonicalTests
-from pipeline.sources import collect, default_specs
+from pipeline.sources import collect_all
 
 # Sets whose statements are all English; their rows must come out of Process as English.
 ENGLISH_SOURCES = ("humaneval", "mbpp", "taco", "apps", "code_contests", "code_contests_verify", "xcodeeval",
@@ -27,7 +27,7 @@ def rows():
     """Raw Collect rows of every shared source, each spec collected once (as the pipeline does)."""
     if shared_data_dir() is None:
         pytest.skip("no ../shared/data on this machine")
-    return [row for spec in default_specs().values() for row in collect(spec).rows]
+    return collect_all()
 
 
 def _by_source(rows, source):

@@ -129,11 +129,12 @@ def test_hub_specs_name_registered_adapters():
     assert all(s.adapter in ADAPTERS and s.is_hub for s in specs.values())
 
 
-def test_unreadable_file_fails_the_source_naming_the_file(tmp_path):
-    """A corrupt archive is not a bad record: the source fails, and the message names the file."""
+@pytest.mark.parametrize("name", ["problems.jsonl.gz", "problems.parquet"])
+def test_unreadable_file_fails_the_source_naming_the_file(tmp_path, name):
+    """A corrupt file is not a bad record: the source fails, and the message names the file."""
     from pipeline.sources import SourceReadError, SourceSpec
 
-    path = tmp_path / "problems.jsonl.gz"
+    path = tmp_path / name
     path.write_bytes(b"\x1f\x8b\x08\x00 not a gzip stream" * 10)
     with pytest.raises(SourceReadError, match=f"cannot read {path}"):
         collect(SourceSpec("broken", "leetcode", data_files=(str(path),)))

@@ -154,14 +154,7 @@ mutation($params: ExecutionParams!) {
 }"""
 
 
-def _records(path: Path, n: int) -> list[str]:
-    import gzip
-
-    with gzip.open(path, "rt") as handle:
-        return [next(handle) for _ in range(n)]
-
-
-def test_failed_run_reexecuted_from_failure_in_the_ui(chromium, webserver, page, shared_data):
+def test_failed_run_reexecuted_from_failure_in_the_ui(chromium, webserver, page, leetcode_lines):
     """A source whose dropped file is corrupt fails; once the file is replaced, *Re-execute → From
     failure* on the run page launches a child run that succeeds."""
     import gzip
@@ -189,7 +182,7 @@ def test_failed_run_reexecuted_from_failure_in_the_ui(chromium, webserver, page,
     assert _wait_for_run(webserver.home, failed_id) == "FAILURE"
 
     with gzip.open(broken, "wt") as handle:
-        handle.writelines(_records(shared_data / "leetcode" / "LeetCodeDataset-v0.2.0-test.jsonl.gz", 20))
+        handle.writelines(leetcode_lines("test", 20))
     page.goto(f"{webserver.url}/runs/{failed_id}")
     page.get_by_text("Failure", exact=True).first.wait_for()
     page.get_by_text(f"cannot read {broken}").first.wait_for()  # the event log names the file
