@@ -43,6 +43,10 @@ def verl_env(cfg: TrainingConfig, metrics_path: Path) -> dict[str, str]:
     }
     if cfg.device == "cpu":
         env.update({"VERL_PLATFORM": "cpu", "WANDB_MODE": "disabled"})
+    if cfg.trace_masking:
+        from training.verl_ext.trace import ENV as TRACE_ENV
+
+        env[TRACE_ENV] = str(Path(cfg.output_dir).resolve() / "trace")
     return env
 
 

@@ -90,3 +90,36 @@ def test_ray_job_submission_request():
     client = Client()
     assert submit_ray_job(cfg, client=client, working_dir="/repo") == "raysubmit_1"
     assert client.kwargs["entrypoint"] == req["entrypoint"] and "submission_id" not in client.kwargs
+
+
+def test_presets_differ_only_as_the_paper_says():
+    """Render the three baselines and diff them: GRPO = GRPO+ plus KL loss and a symmetric clip,
+    MicroCoder-GRPO = GRPO+ plus the truncation mask; one policy-loss family (no dual clip) for all."""
+    grpo, plus, mc = (_ov(TrainingConfig(preset=p)) for p in ("grpo", "dapo", "microcoder"))
+    assert set(grpo) == set(plus) == set(mc)
+
+    def diff(a, b):
+        return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+
+    a = "actor_rollout_ref.actor."
+    assert diff(grpo, plus) == {f"{a}use_kl_loss": ("true", "false"), f"{a}kl_loss_coef": ("0.001", "0.0"),
+                                f"{a}clip_ratio_high": ("0.2", "0.28")}
+    assert diff(plus, mc) == {"+microcoder.rho": ("0.0", "0.3")}
+    assert {grpo[f"{a}policy_loss.loss_mode"], plus[f"{a}policy_loss.loss_mode"]} == {"microcoder"}
+
+
+def test_extra_overrides_replace_rendered_keys():
+    ov = TrainingConfig(extra_overrides=["reward.custom_reward_function.name=other", "+microcoder.rho=1.0"]
+                        ).to_hydra_overrides(model_path="/m")
+    assert [o for o in ov if o.startswith("reward.custom_reward_function.name=")] == [
+        "reward.custom_reward_function.name=other"]
+    assert [o for o in ov if o.startswith("+microcoder.rho=")] == ["+microcoder.rho=1.0"]
+
+
+def test_trace_masking_sets_the_trace_directory_for_every_verl_process(tmp_path):
+    from training.launcher import verl_env
+    from training.verl_ext.trace import ENV
+
+    assert ENV not in verl_env(TrainingConfig(output_dir=str(tmp_path)), tmp_path / "m.jsonl")
+    env = verl_env(TrainingConfig(output_dir=str(tmp_path), trace_masking=True), tmp_path / "m.jsonl")
+    assert env[ENV] == str(tmp_path.resolve() / "trace")

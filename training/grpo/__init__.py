@@ -11,6 +11,7 @@ from .truncation_mask import (
     apply_truncation_mask,
     conditional_truncation_mask,
     is_repeat,
+    problem_sample_key,
     sample_keys,
     truncation_mask_eligible,
     uniform_draws,
@@ -23,7 +24,7 @@ __all__ = [
     "aggregate_loss", "kl_loss", "kl_penalty", "masked_mean", "policy_loss",
     "PRESET_NAMES", "GRPOConfig", "preset",
     "DiversityProbe", "TemperatureSchedule", "choose_temperature", "measure_diversity",
-    "apply_truncation_mask", "conditional_truncation_mask", "is_repeat", "sample_keys",
+    "apply_truncation_mask", "conditional_truncation_mask", "is_repeat", "problem_sample_key", "sample_keys",
     "truncation_mask_eligible", "uniform_draws",
 ]
 

@@ -10,7 +10,9 @@ than 2m has no two full windows, so it is never a repeat (``not repeat`` is true
 with tiny ``L_max`` should pass a smaller ``m``.
 
 The draw U is not taken from a global RNG: it is a hash of (seed, step, sample key), so every
-rank, however the batch is sharded or ordered, gets the same U for the same sample.
+rank, however the batch is sharded or ordered, gets the same U for the same sample. In training
+the key is :func:`problem_sample_key` (problem id, sample index within its group): a rerun with
+the same seed masks the same samples, whatever random uids the trainer gives the prompts.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "is_repeat",
     "uniform_draws",
     "sample_keys",
+    "problem_sample_key",
     "truncation_mask_eligible",
     "conditional_truncation_mask",
     "apply_truncation_mask",
@@ -72,6 +75,11 @@ def sample_keys(group_ids: Sequence | torch.Tensor) -> list[str]:
         seen[g] = k + 1
         keys.append(f"{g}#{k}")
     return keys
+
+
+def problem_sample_key(problem_id: object, sample_index: int) -> str:
+    """``"<problem id>#<k>"``: the draw key of the k-th sample (0-based, within its group) of a problem."""
+    return f"{problem_id}#{int(sample_index)}"
 
 
 def _as_sequences(response_ids: torch.Tensor | Sequence[Tokens], lengths) -> tuple[list[list[int]], list[int]]:

@@ -23,8 +23,10 @@ def _verl_preset(name: str, loss_mode: str) -> dict:
             "clip_ratio_high": cfg.clip_high, "rho": cfg.effective_mask_rho, "loss_mode": loss_mode}
 
 
+# One policy-loss family for all three (verl's ``vanilla`` adds a dual clip the paper does not use):
+# the presets differ only by what training.grpo.presets sets (KL loss, clip, mask).
 PRESETS: dict[str, dict] = {
-    "grpo": _verl_preset("grpo", "vanilla"),
+    "grpo": _verl_preset("grpo", "microcoder"),
     "dapo": _verl_preset("dapo", "microcoder"),
     "microcoder": _verl_preset("microcoder-grpo", "microcoder"),
 }
@@ -78,6 +80,7 @@ class TrainingConfig:
     val_max_samples: int = -1  # held-out problems evaluated (-1: the whole split)
     eval_attempts: int = 4  # held-out pass@1 averaged over this many samples per problem
     ray_address: str | None = None  # "http://head:8265": submit as a Ray job instead of running here
+    trace_masking: bool = False  # write the per-sample mask trace under <output_dir>/trace (checks)
     extra_overrides: list[str] = field(default_factory=list)
 
     # -- resolved values ---------------------------------------------------------------------
@@ -211,7 +214,13 @@ class TrainingConfig:
                 "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
                 f"ray_kwargs.ray_init.num_cpus={self.num_cpus}",
             ]
-        return ov + list(self.extra_overrides)
+        return _merge(ov, self.extra_overrides)
+
+
+def _merge(base: list[str], extra: list[str]) -> list[str]:
+    """``base`` with every key that ``extra`` sets replaced by ``extra``'s value (extra wins)."""
+    keys = {o.split("=", 1)[0].lstrip("+~") for o in extra}
+    return [o for o in base if o.split("=", 1)[0].lstrip("+~") not in keys] + list(extra)
 
 
 def _list(items) -> str:

@@ -3,12 +3,17 @@
 Registered as ``trainer.v1.trainer_mode=microcoder_sync``. Settings come from the ``microcoder``
 block of the verl config (rendered by :class:`training.verl_ext.config.TrainingConfig`).
 
+- Sync semantics. verl branches on ``self.trainer_mode == "sync"`` (replay buffer class,
+  ``gen_batch_size`` forced to 1, prompts persisted in and re-issued from checkpoints). The
+  registry needs its own name, so ``trainer_mode`` is pinned to ``"sync"`` on the instance: every
+  such branch takes the synchronous side, exactly as verl's own ``PPOTrainerSync`` does.
 - Conditional truncation mask (eq. 2). verl's advantage-estimator hook sees no token ids, so
   the mask is applied in the trainer's advantage step, where responses are available: verl's
   GRPO advantages are computed first, then read back with the responses, masked with
   :func:`training.grpo.truncation_mask.conditional_truncation_mask` and written back, with no
-  renormalisation. The draw U is keyed by the TransferQueue sample key (``uid_session_index``)
-  and the step, so it is reproducible and independent of batch order or sharding.
+  renormalisation. The draw U is keyed by (seed, step, problem id, sample index within the
+  group) (:func:`~training.grpo.truncation_mask.problem_sample_key`), so a rerun with the same
+  seed masks the same samples; verl's random prompt uids play no part.
 - Staged temperature. At each step boundary the trainer sets ``rollout.temperature`` to the
   current stage: verl passes it to ``compute_log_prob`` and ``update_actor`` (logits / T), and
   the same T is attached to the generation batch for the agent-loop workers (see
@@ -21,7 +26,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 import transfer_queue as tq
 from omegaconf import open_dict
@@ -32,8 +36,14 @@ from verl.utils import tensordict_utils as tu
 from verl.workers.utils.padding import response_to_nested
 
 from training.grpo.diversity import batch_output_diversity
-from training.grpo.truncation_mask import conditional_truncation_mask, truncation_mask_eligible
+from training.grpo.truncation_mask import (
+    conditional_truncation_mask,
+    problem_sample_key,
+    truncation_mask_eligible,
+    uniform_draws,
+)
 
+from . import trace
 from .keys import TEMPERATURE_KEY
 
 TRAINER_MODE = "microcoder_sync"
@@ -48,8 +58,37 @@ def staged_temperature(schedule, step: int, default: float) -> float:
     return current
 
 
+def _as_list(value) -> list:
+    if isinstance(value, torch.Tensor):
+        return value.tolist()
+    if hasattr(value, "tolist"):
+        return list(value.tolist())
+    return list(value)
+
+
+def draw_keys(tq_keys: list[str], extra_infos: list) -> list[str]:
+    """Mask draw keys ``"<problem id>#<k>"`` from verl's TransferQueue keys ``{uid}_{k}_{turn}``
+    (k = the sample's index within its group) and each sample's dataset ``extra_info``."""
+    keys = []
+    for key, info in zip(tq_keys, extra_infos, strict=True):
+        uid, session, _ = str(key).rsplit("_", 2)
+        info = info if isinstance(info, dict) else {}
+        problem = info.get("problem_id", info.get("index", uid))
+        keys.append(problem_sample_key(problem, int(session)))
+    return keys
+
+
 @register_trainer(TRAINER_MODE)
 class MicroCoderTrainer(PPOTrainerSync):
+    @property
+    def trainer_mode(self) -> str:
+        """Always ``"sync"`` for verl's branches, whatever name the trainer is registered under."""
+        return "sync"
+
+    @trainer_mode.setter
+    def trainer_mode(self, registered: str) -> None:  # verl assigns config.trainer.v1.trainer_mode
+        self.registered_mode = registered
+
     def _mc(self, key, default=None):
         block = self.config.get("microcoder", None) or {}
         return block.get(key, default)
@@ -72,28 +111,32 @@ class MicroCoderTrainer(PPOTrainerSync):
     # -- conditional truncation mask -------------------------------------------------------
     def _compute_advantage(self, batch, metrics: dict):
         batch = super()._compute_advantage(batch, metrics=metrics)
-        fields = ["uid", "responses", "response_mask", "rm_scores", "advantages"]
+        fields = ["uid", "responses", "response_mask", "rm_scores", "advantages", "extra_info", "old_log_probs"]
         data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=fields)
         nested_mask = data["response_mask"]
-        td = data.to_padded_tensor()
-        uids = list(td.pop("uid").tolist()) if isinstance(td.get("uid"), torch.Tensor) else list(data["uid"])
+        extra_infos = _as_list(data["extra_info"])
+        uids = [str(u) for u in _as_list(data["uid"])]
+        td = data.select("responses", "response_mask", "rm_scores", "advantages", "old_log_probs").to_padded_tensor()
         responses, response_mask = td["responses"], td["response_mask"]
         lengths = response_mask.sum(-1)
         rewards = td["rm_scores"].sum(-1)
         max_len = int(self.config.actor_rollout_ref.rollout.response_length)
-        rho = float(self._mc("rho", 0.0))
+        rho, seed, step = float(self._mc("rho", 0.0)), int(self._mc("seed", 0)), int(self.global_steps)
         m = int(self._mc("m", 128))
         mask_if = str(self._mc("mask_if", "incorrect"))
+        keys = draw_keys(list(batch.keys), extra_infos)
         eligible = truncation_mask_eligible(responses, lengths, rewards, max_len, m=m, mask_if=mask_if)
         masked = conditional_truncation_mask(
-            responses, lengths, rewards, max_len, rho=rho, sample_keys=list(batch.keys),
-            seed=int(self._mc("seed", 0)), step=int(self.global_steps), m=m, mask_if=mask_if,
+            responses, lengths, rewards, max_len, rho=rho, sample_keys=keys, seed=seed, step=step, m=m, mask_if=mask_if,
         )
+        before = td["advantages"]
+        after = before * (~masked).to(before.dtype).unsqueeze(-1)
         if masked.any():
-            adv = td["advantages"] * (~masked).to(td["advantages"].dtype).unsqueeze(-1)
-            out = TensorDict({"advantages": response_to_nested(adv, nested_mask)}, batch_size=len(batch))
+            out = TensorDict({"advantages": response_to_nested(after, nested_mask)}, batch_size=len(batch))
             batch = tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id, fields=out)
-        diversity = batch_output_diversity(responses, lengths, [str(u) for u in uids], n=4)
+        if trace.trace_dir() is not None:
+            self._trace(step, keys, eligible, masked, uniform_draws(seed, step, keys), before, after, td, rewards)
+        diversity = batch_output_diversity(responses, lengths, uids, n=4)
         metrics.update({
             "microcoder/temperature": self._current_temperature(),
             "microcoder/masked_count": int(masked.sum()),
@@ -106,5 +149,19 @@ class MicroCoderTrainer(PPOTrainerSync):
         })
         return batch
 
+    @staticmethod
+    def _trace(step, keys, eligible, masked, draws, before, after, td, rewards) -> None:
+        mask = td["response_mask"].to(torch.bool)
+        rows = []
+        for i, key in enumerate(keys):
+            n = int(mask[i].sum())
+            rows.append({
+                "step": step, "key": key, "eligible": bool(eligible[i]), "masked": bool(masked[i]),
+                "u": float(draws[i]), "reward": float(rewards[i]), "length": n,
+                "old_logprob_sum": float(td["old_log_probs"][i][mask[i]].double().sum()),
+                "adv_before": float(before[i, 0]) if n else 0.0, "adv_after": float(after[i, 0]) if n else 0.0,
+            })
+        trace.write("trainer", rows)
 
-__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "staged_temperature", "np"]
+
+__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "draw_keys", "staged_temperature"]
