@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
 from evaluator.pool import WorkerPool, shared_pool
+from evaluator.sandbox import SETUP_FAILED
 
 VERDICTS = ("accepted", "wrong_answer", "runtime_error", "time_limit", "memory_limit", "output_limit",
             "internal_error")
@@ -38,77 +40,141 @@ def normalize_tests(tests: Any) -> dict:
     return tests
 
 
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][-SNIPPET:] if lines else ""
+
+
+def _message(proc: dict) -> dict:
+    """The JSON line a child left on its message fd (a call's value, the judge's report)."""
+    line = _last_line(proc.get("message") or "")
+    try:
+        msg = json.loads(line) if line else None
+    except ValueError:
+        return {}
+    return msg if isinstance(msg, dict) else {}
+
+
+def _ended_badly(proc: dict, memory_mb: int) -> tuple[str, str] | None:
+    """Verdict for a process that was killed or exited non-zero; None when it exited 0."""
+    err = _last_line(proc.get("stderr_tail", ""))
+    if proc["signal"] is not None:
+        if proc.get("maxrss_mb", 0) >= 0.9 * memory_mb:
+            return "memory_limit", f"killed by signal {proc['signal']} near the memory limit"
+        return "runtime_error", f"killed by signal {proc['signal']}"
+    if proc["exit"] == SETUP_FAILED:
+        return "internal_error", err or "sandbox setup failed"
+    if proc["exit"] != 0:
+        if err.startswith("MemoryError"):
+            return "memory_limit", "MemoryError"
+        return "runtime_error", f"exit {proc['exit']}: {err}".strip()
+    return None
+
+
+_JUDGE_STATUS = {"assert": "wrong_answer", "memory": "memory_limit", "error": "runtime_error",
+                 "program_error": "runtime_error"}
+
+
 def classify(raw: dict, kind: str) -> tuple[str | None, str]:
-    """Failing verdict from how the process ended (None: it ran to completion), plus a message."""
+    """Failing verdict from how the processes ended (None: ran to completion), plus a message.
+
+    Only the parent decides: from exit statuses, resource use, the candidate's output, and for
+    ``assert`` tests the judge process's report (the candidate never writes one).
+    """
+    if "deadline" in raw:
+        return "time_limit", "the evaluation's wall-time budget ran out"
     if "worker_died" in raw:
         return "runtime_error", "the program killed or broke its fork server"
     if "internal_error" in raw:
         return "internal_error", raw["internal_error"]
-    rep, sig = raw.get("report"), raw.get("signal")
-    err = raw.get("stderr_tail", "")[-SNIPPET:]
-    if raw["timed_out"] or sig == signal.SIGXCPU:
+    cand, judge = raw["candidate"], raw.get("judge")
+    procs = [cand] + ([judge] if judge else [])
+    if any(p["timed_out"] or p["signal"] == signal.SIGXCPU for p in procs):
         return "time_limit", "time limit exceeded"
-    if raw["stdout_bytes"] > raw["output_cap"] or sig == signal.SIGXFSZ or (rep or {}).get("status") == "output_limit":
+    if cand["stdout_bytes"] > raw["output_cap"] or cand["signal"] == signal.SIGXFSZ or cand["exit"] == 120:
         return "output_limit", "output limit exceeded"
-    if (rep or {}).get("status") == "memory":
-        return "memory_limit", "MemoryError"
-    if sig is not None:
-        if raw.get("maxrss_mb", 0) >= 0.9 * raw.get("memory_mb", 1 << 30):
-            return "memory_limit", f"killed by signal {sig} near the memory limit"
-        return "runtime_error", f"killed by signal {sig}"
-    if rep is None:
-        if kind in ("stdin", "checker") and raw.get("exit") == 0:
-            return None, ""  # e.g. os._exit(0) after printing: legitimate for a stdin program
-        return "runtime_error", f"did not run to completion (exit {raw.get('exit')}) {err}".strip()
-    status = rep.get("status")
-    if status == "ok" and rep.get("completed"):
+    if any(p["exit"] == SETUP_FAILED for p in procs):
+        return "internal_error", _last_line(judge["stderr_tail"] if judge and judge["exit"] == SETUP_FAILED
+                                            else cand["stderr_tail"]) or "sandbox setup failed"
+    if judge is None:
+        bad = _ended_badly(cand, raw.get("memory_mb", 1 << 30))
+        if bad:
+            return bad
+        if kind == "call":
+            msg = _message(cand)
+            if "unserializable" in msg:
+                return "wrong_answer", str(msg["unserializable"])[:SNIPPET]
+            if not isinstance(msg.get("value"), str):
+                return "runtime_error", "the call returned no value"
         return None, ""
-    detail = f"{rep.get('type', status)}: {rep.get('msg', '')}".strip()
-    if status in ("assert", "unserializable"):
-        return "wrong_answer", detail
-    return "runtime_error", (detail + " " + err).strip()
+    report = _message(judge)
+    status = report.get("status")
+    if status == "ok" and judge["exit"] == 0 and judge["signal"] is None:
+        return None, ""
+    detail = f"{report.get('type', status)}: {report.get('msg', '')}".strip()
+    if status == "program_gone" or not report:
+        bad = _ended_badly(cand, raw.get("memory_mb", 1 << 30)) or _ended_badly(judge, raw.get("memory_mb", 1 << 30))
+        if bad:
+            return bad
+        return "runtime_error", f"the program stopped answering: {report.get('msg', '')} {_last_line(cand['stderr_tail'])}".strip()
+    if report.get("type") == "MemoryError":
+        return "memory_limit", "MemoryError"
+    return _JUDGE_STATUS.get(status, "runtime_error"), detail
 
 
-def _request(code: str, tests: dict, kind: str, timeout_s: float, memory_mb: int, **extra) -> dict:
-    return {"kind": kind, "code": code, "prelude": tests.get("prelude"), "fn_name": tests.get("fn_name"),
-            "assert_code": tests.get("assert_code"), "timeout_s": timeout_s, "memory_mb": memory_mb,
-            "output_mb": tests.get("_output_mb"), **extra}
+def _request(tests: dict, kind: str, timeout_s: float, memory_mb: int, **extra) -> dict:
+    return {"kind": kind, "prelude": tests.get("prelude"), "fn_name": tests.get("fn_name"),
+            "timeout_s": timeout_s, "memory_mb": memory_mb, "output_mb": tests.get("_output_mb"), **extra}
 
 
-def _run_checker(worker, tests: dict, case: dict, actual: str, timeout_s: float, memory_mb: int) -> tuple[str, str]:
+def _assert_source(tests: dict) -> str:
+    test = tests.get("assert_code") or ""
+    fn_name = tests.get("fn_name")
+    if fn_name and re.search(r"^def check\(", test, re.M) and not re.search(r"^check\(", test, re.M):
+        test += f"\n\ncheck({fn_name})\n"
+    return test
+
+
+def _run_checker(worker, tests: dict, case: dict, actual: str, timeout_s: float, memory_mb: int,
+                 deadline: float | None) -> tuple[str, str]:
     """Checker protocol: ``argv = [input.txt, expected.txt, output.txt]`` in its work dir, the
     candidate's output also on stdin; exit status 0 accepts, anything else rejects."""
     files = {"input.txt": case["input"], "expected.txt": case["output"], "output.txt": actual}
-    req = _request(tests["checker"], {"_output_mb": tests.get("_output_mb")}, "checker", timeout_s,
-                   memory_mb, input=actual, files=files, argv=list(files))
-    raw = worker.run(req)
+    req = _request({"_output_mb": tests.get("_output_mb")}, "checker", timeout_s, memory_mb, argv=list(files))
+    raw = worker.run(req, {"code": tests["checker"], "stdin": actual, **files}, deadline)
     verdict, msg = classify(raw, "checker")
     if verdict in ("time_limit", "memory_limit", "output_limit", "internal_error"):
         return "internal_error", f"checker failed: {verdict} {msg}"
-    if verdict is not None or raw.get("exit") != 0:
+    if verdict is not None:
         return "wrong_answer", f"checker rejected: {msg}".strip()
     return "accepted", ""
 
 
 def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s: float, memory_mb: int,
-                mode: str, rel_tol: float, abs_tol: float) -> dict:
+                mode: str, rel_tol: float, abs_tol: float, deadline: float | None) -> dict:
     kind = tests["kind"]
-    extra = {"input": case["input"]} if case is not None else {}
-    raw = worker.run(_request(code, tests, kind, timeout_s, memory_mb, **extra))
+    payload = {"code": code}
+    if kind == "assert":
+        payload["test"] = _assert_source(tests)
+    else:
+        payload["stdin"] = case["input"] if kind == "stdin" else ""
+    extra = {"input": case["input"]} if kind == "call" else {}
+    raw = worker.run(_request(tests, kind, timeout_s, memory_mb, **extra), payload, deadline)
     verdict, msg = classify(raw, kind)
     out: dict[str, Any] = {"time_s": round(raw.get("wall_s", 0.0), 4)}
     if verdict is None:
         cmp = _compare()
         if kind == "stdin":
+            stdout = raw["candidate"]["stdout"]
             if tests.get("checker"):
-                verdict, msg = _run_checker(worker, tests, case, raw["stdout"], timeout_s, memory_mb)
+                verdict, msg = _run_checker(worker, tests, case, stdout, timeout_s, memory_mb, deadline)
             else:
-                ok = cmp.compare_stdout(case["output"], raw["stdout"], mode=mode, rel_tol=rel_tol, abs_tol=abs_tol)
+                ok = cmp.compare_stdout(case["output"], stdout, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol)
                 verdict = "accepted" if ok else "wrong_answer"
             if verdict == "wrong_answer" and not msg:
-                msg = "output: " + raw["stdout"][:SNIPPET]
+                msg = "output: " + stdout[:SNIPPET]
         elif kind == "call":
-            value = raw["report"]["value"]
+            value = _message(raw["candidate"])["value"]
             ok = cmp.compare_values(case["output"], value, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol)
             verdict = "accepted" if ok else "wrong_answer"
             if not ok:
@@ -132,6 +198,7 @@ def evaluate(
     rel_tol: float = 1e-6,
     abs_tol: float = 1e-6,
     output_mb: int = 64,
+    wall_budget_s: float | None = None,
     pool: WorkerPool | None = None,
 ) -> dict:
     """Judge one program against canonical tests. Never raises for anything the program does.
@@ -139,8 +206,11 @@ def evaluate(
     Time limit: ``timeout_s`` if given, else the tests' ``time_limit_s``, else 6 s (CPU time;
     wall clock gets 1.5x + 0.5 s). Memory: the larger of ``memory_mb`` and the tests'
     ``memory_limit_mb`` (address-space limits overcount, so a test never makes it stricter).
+    ``wall_budget_s`` bounds the whole call (waiting for a worker included): tests not run by
+    then are ``time_limit``, so one degenerate program never stalls a caller such as a reward.
     """
     start = time.perf_counter()
+    deadline = None if wall_budget_s is None else time.monotonic() + float(wall_budget_s)
     pool = pool or shared_pool(1)
     cases: list[dict] = []
     isolation = "unknown"
@@ -151,17 +221,23 @@ def evaluate(
         todo: list[dict | None] = [None] if t["kind"] == "assert" else list(t.get("cases") or [])
         if not todo or (t["kind"] == "assert" and not t.get("assert_code")):
             raise ValueError("tests have no cases")
-        with pool.worker() as worker:
+        with pool.worker(deadline) as worker:
             isolation = worker.isolation
             for case in todo:
+                if deadline is not None and time.monotonic() >= deadline:
+                    cases.append({"verdict": "time_limit", "message": "the evaluation's wall-time budget ran out"})
+                    break
                 res = _judge_case(worker, code, t, case, timeout_s=limit, memory_mb=mem, mode=mode,
-                                  rel_tol=rel_tol, abs_tol=abs_tol)
+                                  rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline)
                 cases.append(res)
                 if stop_on_first_failure and res["verdict"] != "accepted":
                     break
         failing = [c["verdict"] for c in cases if c["verdict"] != "accepted"]
         verdict = failing[0] if failing else "accepted"
         total = len(todo)
+    except TimeoutError:
+        verdict, total = "time_limit", max(1, len(cases))
+        cases.append({"verdict": "time_limit", "message": "no free worker within the wall-time budget"})
     except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
         verdict, total = "internal_error", max(1, len(cases))
         cases.append({"verdict": "internal_error", "message": f"{type(exc).__name__}: {exc}"[:SNIPPET]})
@@ -188,8 +264,10 @@ def evaluate_many(
     rel_tol: float = 1e-6,
     abs_tol: float = 1e-6,
     output_mb: int = 64,
+    wall_budget_s: float | None = None,
 ) -> list[dict]:
-    """Judge many ``{"id", "code", "tests"}`` items in parallel; results in input order."""
+    """Judge many ``{"id", "code", "tests"}`` items in parallel; results in input order.
+    ``wall_budget_s`` bounds each item (see :func:`evaluate`)."""
     items = list(items)
     size = max(1, min(workers or os.cpu_count() or 1, len(items) or 1))
     pool = shared_pool(size)
@@ -198,7 +276,7 @@ def evaluate_many(
         try:
             res = evaluate(item["code"], item["tests"], timeout_s=timeout_s, memory_mb=memory_mb,
                            stop_on_first_failure=stop_on_first_failure, mode=mode, rel_tol=rel_tol,
-                           abs_tol=abs_tol, output_mb=output_mb, pool=pool)
+                           abs_tol=abs_tol, output_mb=output_mb, wall_budget_s=wall_budget_s, pool=pool)
         except Exception as exc:  # noqa: BLE001 - e.g. an item without "code"
             res = {"passed": False, "verdict": "internal_error", "num_tests": 0, "num_passed": 0,
                    "cases": [{"verdict": "internal_error", "message": f"{type(exc).__name__}: {exc}"}],

@@ -1,19 +1,19 @@
-"""What runs inside the forked child: the candidate program, per test kind.
+"""What runs inside the candidate's forked, jailed child: the program, per test kind.
 
-The child reports through a private memfd: one JSON line ending with a nonce that only
-this harness knows. Expected outputs never reach the child; the parent compares. The
-child's process exits with ``os._exit`` so ``atexit`` hooks of the candidate never run.
+The child never learns what a right answer is and never reports success: it leaves its exit
+status, its stdout and (for ``call``) the JSON of the returned value, and the parent judges
+those. For ``assert`` tests it only answers the judge process's requests (:func:`serve`); the
+test code runs in that other process. Exits with ``os._exit``: ``atexit`` hooks never run.
 """
 
 from __future__ import annotations
 
 import builtins
 import json
-import math
 import os
-import re
 import sys
 import threading
+import traceback
 
 # LiveCodeBench's import prelude for functional (call) problems.
 CALL_PRELUDE = (
@@ -29,85 +29,6 @@ PRELOAD_MODULES = (
     "string re datetime collections heapq bisect copy math random statistics itertools functools "
     "operator io json typing decimal fractions array dataclasses enum fnmatch hashlib unittest sortedcontainers"
 ).split()
-
-
-class _Unserializable(TypeError):
-    pass
-
-
-def _linked_to_plain(value):
-    """LeetCode ``ListNode``/``TreeNode`` results as lists (level order for trees)."""
-    get = object.__getattribute__
-    try:
-        attrs = get(value, "__dict__")
-    except AttributeError:
-        raise _Unserializable(f"cannot serialize a {type(value).__name__} return value") from None
-    if "val" in attrs and "next" in attrs:
-        out, node = [], value
-        while node is not None and len(out) < 10**6:
-            out.append(get(node, "val"))
-            node = get(node, "next")
-        return out
-    if "val" in attrs and "left" in attrs and "right" in attrs:
-        out, queue, i = [], [value], 0
-        while i < len(queue) and len(out) < 10**6:
-            node = queue[i]
-            i += 1
-            if node is None:
-                out.append(None)
-                continue
-            out.append(get(node, "val"))
-            queue += [get(node, "left"), get(node, "right")]
-        while out and out[-1] is None:
-            out.pop()
-        return out
-    raise _Unserializable(f"cannot serialize a {type(value).__name__} return value")
-
-
-def _dumps(value) -> str:
-    """JSON of a return value via the comparison module's encoder (base-type methods only)."""
-    from evaluator.compare import encode_value
-
-    try:
-        return encode_value(value)
-    except TypeError:
-        pass
-    try:
-        return encode_value(_linked_to_plain(value))
-    except TypeError as exc:
-        raise _Unserializable(str(exc)) from None
-
-
-_PLAIN = (int, float, complex, str, bytes, bool, type(None))
-
-
-def _check_honest(value, depth: int = 0) -> None:
-    """Reject return values whose class comes from the program and redefines comparison:
-    an assert test compares with ``==``, which such an object could always win."""
-    cls = type(value)
-    if cls in _PLAIN or depth > 1000:
-        return
-    for klass in cls.__mro__:
-        if klass.__module__ == "__main__" and any(n in vars(klass) for n in ("__eq__", "__ne__")):
-            raise _Unserializable(f"returned {cls.__name__} redefines __eq__/__ne__")
-    if cls in (list, tuple, set, frozenset):
-        for item in value:
-            _check_honest(item, depth + 1)
-    elif cls is dict:
-        for key, item in dict.items(value):
-            _check_honest(key, depth + 1)
-            _check_honest(item, depth + 1)
-
-
-def _guarded(fn):
-    """The entry point as the test code sees it: results checked by :func:`_check_honest`."""
-
-    def guarded(*args, **kwargs):
-        result = fn(*args, **kwargs)
-        _check_honest(result)
-        return result
-
-    return guarded
 
 
 def _join_threads() -> None:
@@ -133,88 +54,163 @@ def _resolve(ns: dict, fn_name: str):
     return fn
 
 
-def _assert_source(req: dict) -> str:
-    test = req.get("assert_code") or ""
-    fn_name = req.get("fn_name")
-    if fn_name and re.search(r"^def check\(", test, re.M) and not re.search(r"^check\(", test, re.M):
-        test += f"\n\ncheck({fn_name})\n"
-    return test
-
-
-def run(req: dict, report_fd: int, nonce: str) -> None:
-    """Run one test case of one program and report; never returns (exits the child)."""
-    # Bound before candidate code runs: monkeypatching json/os later cannot change the report.
-    write, dumps, exit_ = os.write, json.dumps, os._exit
-    report: dict = {"status": "ok"}
-
-    def emit(rep: dict) -> None:
-        data = (dumps(rep) + "\n" + nonce).encode()
-        while data:
-            data = data[write(report_fd, data):]
-
-    _fresh_stdio()
-    kind = req["kind"]
-    code = (req.get("prelude") or "") + "\n" + req["code"]
-    if kind == "call":
-        code = CALL_PRELUDE + code
-    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    completed = False
+def _error(exc: BaseException) -> dict:
     try:
-        if kind == "checker":
-            sys.argv = ["checker", *req["argv"]]
-        else:
-            sys.argv = ["solution.py"]
-        exec(compile(code, "<solution>", "exec"), ns)
-        if kind == "call":
-            args = json.loads(req["input"])
-            if not isinstance(args, list):
-                args = [args]
-            result = _resolve(ns, req["fn_name"])(*args)
-            report["value"] = _dumps(result)
-        elif kind == "assert":
-            test_ns = ns
-            fn_name = req.get("fn_name") or ""
-            if fn_name.isidentifier() and callable(ns.get(fn_name)):
-                test_ns = dict(ns)  # the solution keeps calling itself unguarded (recursion)
-                test_ns[fn_name] = _guarded(ns[fn_name])
-            exec(compile(_assert_source(req), "<test>", "exec"), test_ns)
-        _join_threads()
-        completed = True
-    except SystemExit as exc:
-        code_ = exc.code
-        if kind in ("stdin", "checker") and (code_ is None or code_ == 0):
-            completed = True
-            _join_threads()
-        else:
-            report = {"status": "exit", "code": code_ if isinstance(code_, int) else 1}
-    except MemoryError:
-        report = {"status": "memory"}
-    except RecursionError as exc:
-        report = {"status": "error", "type": "RecursionError", "msg": str(exc)[:300]}
-    except _Unserializable as exc:
-        report = {"status": "unserializable", "msg": str(exc)[:300]}
-    except BaseException as exc:  # noqa: BLE001 - the candidate may raise anything
-        try:
-            name = type(exc).__name__
-            msg = str(exc)[:300]
-        except BaseException:  # noqa: BLE001
-            name, msg = "Exception", ""
-        report = {"status": "assert" if isinstance(exc, AssertionError) else "error", "type": name, "msg": msg}
+        return {"type": type(exc).__name__, "msg": str(exc)[:300]}
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        return {"type": "Exception", "msg": ""}
+
+
+def _flush_stdio() -> int:
+    """Flush what the program printed; 1 when stdout hit the output cap (EFBIG), else 0."""
+    status = 0
     try:
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - EFBIG past the output cap, closed fd, ...
-        if isinstance(exc, OSError) and getattr(exc, "errno", None) == 27:
-            report = {"status": "output_limit"}
+        status = 1 if isinstance(exc, OSError) and getattr(exc, "errno", None) == 27 else 0
     try:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001
         pass
-    report["completed"] = completed and report.get("status") == "ok"
+    return status
+
+
+def run(req: dict, code: str, value_fd: int) -> None:
+    """Run a ``stdin``/``checker`` program, or one ``call`` case; never returns.
+
+    The verdict is made by the parent from what this process leaves behind: its exit status,
+    its stdout, and for ``call`` the JSON of the returned value on ``value_fd`` (data, not a
+    claim of success). A program that forges either only changes what it answered.
+    """
+    write, exit_ = os.write, os._exit
+    _fresh_stdio()
+    kind = req["kind"]
+    source = (req.get("prelude") or "") + "\n" + code
+    if kind == "call":
+        source = CALL_PRELUDE + source
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    sys.argv = ["checker", *req.get("argv", ())] if kind == "checker" else ["solution.py"]
+    status = 0
     try:
-        emit(report)
-    except BaseException:  # noqa: BLE001
-        exit_(3)
-    exit_(0)
+        exec(compile(source, "<solution>", "exec"), ns)
+        if kind == "call":
+            args = json.loads(req["input"])
+            result = _resolve(ns, req["fn_name"])(*(args if isinstance(args, list) else [args]))
+            from evaluator.compare import encode_value
+
+            try:
+                message = {"value": encode_value(result)}
+            except TypeError as exc:
+                message = {"unserializable": str(exc)[:300]}
+            data = (json.dumps(message) + "\n").encode()
+            while data:
+                data = data[write(value_fd, data):]
+        _join_threads()
+    except SystemExit as exc:
+        status = 0 if exc.code is None or exc.code == 0 else exc.code if isinstance(exc.code, int) else 1
+        if status == 0:
+            _join_threads()
+    except BaseException:  # noqa: BLE001 - the program may raise anything: report like python3 does
+        status = 1
+        try:
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    if _flush_stdio():
+        exit_(120)
+    exit_(status & 0xFF if isinstance(status, int) else 1)
+
+
+def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
+    """The candidate's side of an ``assert`` test; never returns.
+
+    Runs the solution as ``__main__``, sends the names it defines, then answers the judge's
+    requests (call, attribute, len, iteration, ...) one at a time with plain data (see
+    :mod:`evaluator.wire`). It never sees the test code and never reports a result.
+    """
+    from evaluator import wire
+
+    _fresh_stdio()
+    handles: list = []
+
+    def ref(obj):
+        handles.append(obj)
+        return len(handles) - 1
+
+    def resolve(value):
+        return wire.loads(value, lambda tagged: handles[tagged["ref"][0]])
+
+    def send(msg: dict) -> None:
+        wire.write_message(wfd, msg)
+
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    sys.argv = ["solution.py"]
+    with _captured() as out:
+        try:
+            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
+            names = {k: wire.dumps(v, ref) for k, v in ns.items() if not k.startswith("__")}
+            message = {"names": names}
+        except BaseException as exc:  # noqa: BLE001
+            message = {"fatal": _error(exc)}
+    message["out"] = out.getvalue()
+    send(message)
+    buffer = bytearray()
+    while True:
+        request = wire.read_message(rfd, buffer, 1 << 30)
+        if request is None:
+            os._exit(0)
+        with _captured() as out:
+            reply = _answer(request, resolve, ref)
+        reply["out"] = out.getvalue()
+        send(reply)
+
+
+class _captured:
+    """Capture ``print`` output during one request, so the judge can replay it (``capsys``)."""
+
+    def __enter__(self):
+        import io
+
+        self.saved, sys.stdout = sys.stdout, io.StringIO()
+        return sys.stdout
+
+    def __exit__(self, *exc):
+        sys.stdout = self.saved
+        return False
+
+
+def _answer(request: dict, resolve, ref) -> dict:
+    from evaluator import wire
+
+    try:
+        op = request.get("op")
+        target = resolve(request.get("o"))
+        if op == "call":
+            args = resolve(request.get("a") or [])
+            kwargs = resolve(request.get("k") or {"d": []})
+            result = target(*args, **kwargs)
+            after = [wire.dumps(a, ref) if isinstance(a, (list, dict, set, bytearray)) else None for a in args]
+            return {"r": wire.dumps(result, ref), "args": after}
+        if op == "getattr":
+            return {"r": wire.dumps(getattr(target, request["n"]), ref)}
+        if op == "setattr":
+            setattr(target, request["n"], resolve(request.get("v")))
+            return {"r": None}
+        if op == "getitem":
+            return {"r": wire.dumps(target[resolve(request.get("i"))], ref)}
+        if op == "len":
+            return {"r": len(target)}
+        if op == "iter":
+            return {"r": wire.dumps(iter(target), ref)}
+        if op in ("str", "repr"):
+            return {"r": (str if op == "str" else repr)(target)}
+        if op == "bool":
+            return {"r": bool(target)}
+        raise ValueError(f"unknown request {op!r}")
+    except BaseException as exc:  # noqa: BLE001 - the judge re-raises it on its side
+        err = _error(exc)
+        err["base"] = wire.exception_base(type(exc))
+        return {"x": err}
 
 
 def preload() -> None:
@@ -224,4 +220,7 @@ def preload() -> None:
             __import__(name)
         except ImportError:
             pass
-    import evaluator.compare  # noqa: F401 - the child's encoder
+    # What the children import after entering the jail, where our package is not visible.
+    import evaluator.compare  # noqa: F401 - the call encoder
+    import evaluator.judge  # noqa: F401 - the assert judge
+    import evaluator.wire  # noqa: F401

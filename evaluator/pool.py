@@ -1,7 +1,9 @@
 """Client side of the fork servers: start, talk to, restart, and pool them.
 
 A worker that dies (a candidate killed it, or it crashed) is restarted transparently and
-the case it was running is reported as a crash; the evaluator carries on.
+the case it was running is reported as a crash; the evaluator carries on. Code, test code
+and checker files go to the worker as memfds over a ``SOCK_SEQPACKET`` socket (see
+:mod:`evaluator.worker`), never as bytes it reads.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import queue
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +28,41 @@ class WorkerDied(RuntimeError):
     pass
 
 
+def _memfd(name: str, text: str) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    data = text.encode("utf-8", "surrogatepass")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+
+class WorkerDied(RuntimeError):
+    pass
+
+
+def _memfd(name: str, text: str) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    data = text.encode("utf-8", "surrogatepass")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _move_to_fd3(fd: int):
+    """preexec_fn: the worker expects its request socket as fd 3."""
+    def move() -> None:
+        if fd != 3:
+            os.dup2(fd, 3)
+            os.close(fd)
+        os.set_inheritable(3, True)
+    return move
+
+
 class Worker:
     """One fork-server process; not thread-safe (the pool hands each to one thread at a time)."""
 
@@ -32,18 +70,25 @@ class Worker:
         self.slot = slot
         self.proc: subprocess.Popen | None = None
         self.isolation = "unknown"
-        self._start()
+        self.start()
 
-    def _start(self) -> None:
+    def start(self, timeout: float = 60.0) -> None:
         self._buf = b""
         env = dict(os.environ)
         env["PYTHONPATH"] = _PKG_PARENT + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evaluator.worker", str(self.slot)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True, bufsize=0,
-        )
-        hello = self._read_line(60.0)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "evaluator.worker", str(self.slot), str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, close_fds=True, bufsize=0,
+                pass_fds=(theirs.fileno(),),
+            )
+        finally:
+            theirs.close()
+        self.sock = ours
+        hello = self._read_line(timeout)
         self.isolation = hello.get("isolation", "unknown")
+        self.host_pids = bool(hello.get("host_pids", True))
 
     def _read_line(self, timeout: float) -> dict:
         """Next JSON line from the worker, reading the raw fd (a buffered reader would hide
@@ -61,28 +106,45 @@ class Worker:
         line, self._buf = self._buf.split(b"\n", 1)
         return json.loads(line)
 
-    def run(self, req: dict) -> dict:
-        """Run one case; returns the worker's raw result (see worker.ForkServer.run_case)."""
-        assert self.proc and self.proc.stdin
-        pid = None
-        try:
-            self.proc.stdin.write(json.dumps(req).encode() + b"\n")
-            self.proc.stdin.flush()
-            pid = self._read_line(30.0)["pid"]
-            timeout = float(req.get("timeout_s") or 6.0)
-            return self._read_line(timeout * 1.5 + 30.0)
-        except (WorkerDied, BrokenPipeError, OSError, ValueError, KeyError) as exc:
-            self._restart(pid)
-            return {"worker_died": str(exc)}
+    def run(self, req: dict, payload: dict[str, str], deadline: float | None = None) -> dict:
+        """Run one case; returns the worker's raw result (see worker.ForkServer.run_case).
 
-    def _restart(self, child_pid: int | None) -> None:
-        if child_pid:
+        ``payload`` (name -> text: ``code``, ``stdin``, ``test``, checker files) travels as
+        memfds. ``deadline`` (a ``time.monotonic()`` value) bounds the wait whatever happens:
+        past it the worker is killed and restarted and the case reads as timed out.
+        """
+        assert self.proc
+        pid = None
+        fds = [_memfd(name, text) for name, text in payload.items()]
+        timeout = float(req.get("timeout_s") or 6.0)
+        try:
+            message = json.dumps({**req, "fds": list(payload)}).encode()
+            socket.send_fds(self.sock, [message], fds)
+            for fd in fds:
+                os.close(fd)
+            fds = []
+            pid = self._read_line(self._budget(30.0, deadline))["pid"]
+            return self._read_line(self._budget(timeout * 1.5 + 30.0, deadline))
+        except (WorkerDied, BrokenPipeError, OSError, ValueError, KeyError) as exc:
+            overdue = deadline is not None and time.monotonic() >= deadline
+            self._discard(pid)
+            return {"deadline": True} if overdue else {"worker_died": str(exc)}
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    @staticmethod
+    def _budget(wait: float, deadline: float | None) -> float:
+        return wait if deadline is None else max(0.0, min(wait, deadline - time.monotonic()))
+
+    def _discard(self, child_pid: int | None) -> None:
+        """Kill a broken worker; the pool starts a new one when it is next lent (no waiting here)."""
+        if child_pid and self.host_pids:  # only where the worker's pids are ours (degraded level)
             try:
                 os.killpg(child_pid, signal.SIGKILL)  # the orphaned candidate, if any
             except (ProcessLookupError, PermissionError):
                 pass
         self.close()
-        self._start()
 
     def close(self) -> None:
         if self.proc is None:
@@ -92,7 +154,7 @@ class Worker:
             self.proc.wait(timeout=10)
         except Exception:  # noqa: BLE001
             pass
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdout, self.sock):
             try:
                 stream.close()
             except Exception:  # noqa: BLE001
@@ -117,11 +179,17 @@ class WorkerPool:
                 self._free.put(w)
 
     @contextmanager
-    def worker(self):
+    def worker(self, deadline: float | None = None):
+        """Lend a worker; raises TimeoutError when none is free by ``deadline`` (monotonic)."""
         if self._free.empty() and len(self._all) < self.size:
             self._grow()
-        w = self._free.get()
         try:
+            w = self._free.get(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise TimeoutError("no free evaluator worker before the deadline") from None
+        try:
+            if w.proc is None:  # died on an earlier case: restarted here, on this call's time
+                w.start(timeout=60.0 if deadline is None else max(1.0, deadline - time.monotonic()))
             yield w
         finally:
             self._free.put(w)
@@ -151,11 +219,3 @@ def shared_pool(size: int) -> WorkerPool:
         if pool is None:
             pool = _shared[key] = WorkerPool(size)
         return pool
-
-
-def close_shared() -> None:
-    with _shared_lock:
-        for (pid, _), pool in _shared.items():
-            if pid == os.getpid():
-                pool.close()
-        _shared.clear()

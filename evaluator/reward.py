@@ -1,6 +1,10 @@
 """verl custom reward: ``compute_score(data_source, solution_str, ground_truth, extra_info)``.
 
 Binary reward (the paper's): 1 if the last fenced Python block passes every test, else 0.
+``acc`` is that same binary pass, because verl averages ``acc`` as its core validation metric
+(pass@1); the fraction of tests passed is reported as ``test_pass_fraction``. Every call is
+bounded in wall time (``wall_budget_s``, default :data:`WALL_BUDGET_S`) whatever the program
+does, so one degenerate sample never stalls a training step.
 ``compute_score_batch`` judges a whole batch in parallel for batched reward managers.
 """
 
@@ -24,11 +28,16 @@ def extract_code(response: str) -> str | None:
     return blocks[-1] if blocks else None
 
 
+WALL_BUDGET_S = 60.0
+
+
 def _score(result: dict) -> dict:
     total = max(1, int(result.get("num_tests") or 0))
+    passed = 1.0 if result["passed"] else 0.0
     return {
-        "score": 1.0 if result["passed"] else 0.0,
-        "acc": result.get("num_passed", 0) / total,
+        "score": passed,
+        "acc": passed,
+        "test_pass_fraction": result.get("num_passed", 0) / total,
         "verdict": result["verdict"],
         "time_s": result.get("time_s", 0.0),
         "isolation": result.get("isolation", "unknown"),
@@ -36,12 +45,14 @@ def _score(result: dict) -> dict:
 
 
 def _no_code() -> dict:
-    return {"score": 0.0, "acc": 0.0, "verdict": "no_code", "time_s": 0.0, "isolation": "none"}
+    return {"score": 0.0, "acc": 0.0, "test_pass_fraction": 0.0, "verdict": "no_code", "time_s": 0.0,
+            "isolation": "none"}
 
 
 def _options(extra_info: Any, kwargs: dict) -> dict:
     opts = {k: kwargs[k] for k in ("timeout_s", "memory_mb", "mode") if k in kwargs}
     opts.setdefault("stop_on_first_failure", bool(kwargs.get("stop_on_first_failure", False)))
+    opts["wall_budget_s"] = float(kwargs.get("wall_budget_s") or WALL_BUDGET_S)
     return opts
 
 
@@ -49,8 +60,8 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                   **kwargs: Any) -> dict:
     """Score one response. ``ground_truth``: canonical tests (dict or JSON text).
 
-    ``acc`` needs every test run, so by default this does not stop at the first failure;
-    pass ``stop_on_first_failure=True`` when only the binary score matters.
+    ``test_pass_fraction`` needs every test run, so by default this does not stop at the first
+    failure; pass ``stop_on_first_failure=True`` when only the binary score matters.
     """
     code = extract_code(solution_str)
     if code is None:

@@ -1,29 +1,38 @@
 """The fork server: one long-lived process per evaluator slot (``python -m evaluator.worker SLOT``).
 
-It enters the sandbox namespaces once, imports common modules once, then forks a fresh,
-confined child per test case, so each case costs a fork instead of an interpreter start.
-Protocol over its stdin/stdout: one JSON request line in; a ``{"pid": N}`` line as soon as
-the child exists (so the client can clean up even if the candidate kills this worker),
-then one JSON result line. The worker never holds expected outputs.
+It enters its jail once (:class:`evaluator.jail.Jail`), imports common modules once, then forks
+fresh, confined children per test case, so each case costs a fork instead of an interpreter
+start. Protocol: requests arrive on a ``SOCK_SEQPACKET`` socket (fd 3) as one JSON message with
+file descriptors attached: the program's code, the case's input and, for ``assert`` tests, the
+test code (checker cases: the checker's files). Replies go out on stdout as JSON lines: a
+``{"pid": N}`` line as soon as the children exist, then one result line.
+
+This process never reads the code, the test code or expected outputs: they travel as memfds
+straight to the child that needs them, so nothing a later candidate could find in its
+(forked) memory was ever in ours. For ``assert`` tests the judge child is forked before the
+test code's descriptor is closed here and before the candidate child exists.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
-import secrets
 import select
-import shutil
+import signal
+import socket
 import sys
-import tempfile
 import threading
 import time
 
-from evaluator import harness, sandbox
+from evaluator import harness, jail, sandbox
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
+REQUEST_FD = 3
 TAIL_BYTES = 2000
+_MAX_FDS = 8
+CHECKER_FILES = ("input.txt", "expected.txt", "output.txt")
 
 
 def _memfd(name: str, data: bytes = b"") -> int:
@@ -34,98 +43,178 @@ def _memfd(name: str, data: bytes = b"") -> int:
     return fd
 
 
-def _read_all(fd: int, limit: int) -> tuple[bytes, int]:
+def _read_fd(fd: int, limit: int) -> tuple[bytes, int]:
     size = os.fstat(fd).st_size
     return os.pread(fd, min(size, limit), 0), size
 
 
-def _parse_report(raw: bytes, nonce: str) -> dict | None:
-    text = raw.decode("utf-8", "replace")
-    tail = "\n" + nonce
-    if not text.endswith(tail):
-        return None
-    body = text[: -len(tail)]
-    line = body.rsplit("\n", 1)[-1]
+def _copy_into(src: int, path: str) -> None:
+    """Copy a memfd to a file in the kernel (its bytes never pass through our memory)."""
+    dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        rep = json.loads(line)
-    except ValueError:
-        return None
-    return rep if isinstance(rep, dict) else None
+        offset, size = 0, os.fstat(src).st_size
+        while offset < size:
+            sent = os.sendfile(dst, src, offset, size - offset)
+            if sent <= 0:
+                break
+            offset += sent
+    finally:
+        os.close(dst)
+
+
+def _read_text(fd: int) -> str:
+    return _read_fd(fd, 1 << 30)[0].decode("utf-8", "replace")
 
 
 class ForkServer:
     def __init__(self, slot: int, out) -> None:
-        self.level, self.uid = sandbox.enter_isolation(slot)
+        sandbox.set_subreaper()
+        self.jail = jail.Jail(slot)
         harness.preload()
-        self.base = tempfile.mkdtemp(prefix=f"mc-eval-{slot}-")
-        os.chmod(self.base, 0o711)
         self.out = out
 
     def send(self, obj: dict) -> None:
         self.out.write(json.dumps(obj).encode() + b"\n")
         self.out.flush()
 
-    def run_case(self, req: dict) -> dict:
+    # ------------------------------------------------------------------ children
+    def _spawn(self, keep: list[int], run, limits: dict) -> int:
+        """Fork a jailed child whose fds 0.. are ``keep``; it then calls ``run()``."""
+        pid = self.jail.fork()
+        if pid:
+            return pid
+        try:  # the child
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1 << 12) for fd in keep]  # above every fd we hold
+            for target, fd in enumerate(high):
+                os.dup2(fd, target)
+            os.closerange(len(keep), 1 << 16)
+            sandbox.prepare_child()
+            self.jail.enter()
+            sandbox.set_limits(**limits)
+            random.seed()
+            sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
+            sys.set_int_max_str_digits(0)  # judges print big integers: lift CPython's 4300 digits
+            threading.stack_size(sandbox.THREAD_STACK_BYTES)
+            run()
+        except BaseException as exc:  # noqa: BLE001 - never run untrusted code unconfined
+            try:
+                os.write(2, f"microcoder-eval: sandbox setup failed: {exc}\n".encode())
+            finally:
+                os._exit(sandbox.SETUP_FAILED)
+        os._exit(sandbox.SETUP_FAILED)
+
+    def run_case(self, req: dict, fds: dict[str, int]) -> dict:
         timeout = float(req.get("timeout_s") or 6.0)
         wall_limit = timeout * 1.5 + 0.5
         out_cap = int(req.get("output_mb") or 64) << 20
         mem = max(int(req.get("memory_mb") or 2048) << 20, sandbox.vm_size_bytes() + (256 << 20))
-        workdir = tempfile.mkdtemp(dir=self.base)
-        if self.uid is not None:
-            os.chown(workdir, self.uid, self.uid)
-        for name, content in (req.get("files") or {}).items():
-            path = os.path.join(workdir, name)
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(content)
-        fds = [_memfd("stdin", (req.get("input") if req["kind"] in ("stdin", "checker") else "").encode()),
-               _memfd("stdout"), _memfd("stderr"), _memfd("report")]
-        nonce = secrets.token_hex(16)
+        limits = {"memory_bytes": mem, "cpu_s": timeout, "output_bytes": out_cap,
+                  "nproc": int(req.get("nproc") or 256)}
+        kind = req["kind"]
+        workdir = self.jail.begin_case()
+        procs: dict[str, tuple[int, list[int]]] = {}
         start = time.perf_counter()
-        pid = os.fork()
-        if pid == 0:  # the child: confine, then run the candidate
-            try:
-                for target, fd in enumerate(fds):
-                    os.dup2(fd, target)
-                os.closerange(4, 1 << 16)
-                sandbox.confine_child(workdir=workdir, uid=self.uid, memory_bytes=mem, cpu_s=timeout,
-                                      output_bytes=out_cap, nproc=int(req.get("nproc") or 256))
-                random.seed()
-                sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
-                threading.stack_size(sandbox.THREAD_STACK_BYTES)
-                harness.run(req, 3, nonce)
-            finally:
-                os._exit(4)
-        self.send({"pid": pid})
-        pidfd = os.pidfd_open(pid)
-        ready, _, _ = select.select([pidfd], [], [], wall_limit)
-        timed_out = not ready
-        if timed_out:
-            sandbox.kill_group(pid)
-        _, status, usage = os.wait4(pid, 0)
+        try:
+            if kind == "assert":
+                c2j_r, c2j_w = os.pipe()
+                j2c_r, j2c_w = os.pipe()
+                jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report")]
+                test_fd = fds.pop("test")
+
+                def judge() -> None:
+                    jail.prctl(jail.PR_SET_DUMPABLE, 0)
+                    from evaluator import judge as judge_mod
+
+                    judge_mod.run(_read_text(4), 5, 6, 3)
+
+                procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w], judge, limits), jfds)
+                os.close(test_fd)
+                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
+                procs["candidate"] = (self._spawn(cfds, lambda: harness.serve(req, _read_text(3), 4, 5), limits), cfds[:3])
+                for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
+                    os.close(fd)
+            else:
+                if kind == "checker":  # the checker's own files; never in a candidate's /tmp
+                    for name in CHECKER_FILES:
+                        _copy_into(fds[name], os.path.join(workdir, name))
+                cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"),
+                        _memfd("value"), fds.pop("code")]
+                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _read_text(4), 3), limits), cfds[:4])
+                os.close(cfds[4])
+            self.send({"pid": procs["candidate"][0]})
+            results = self._wait(procs, wall_limit)
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+            self.jail.end_case()
         wall = time.perf_counter() - start
-        os.close(pidfd)
-        leftovers = sandbox.kill_everything(pid)
-        stdout, out_size = _read_all(fds[1], out_cap + 1)
-        err, err_size = _read_all(fds[2], 1 << 20)
-        rep_raw, _ = _read_all(fds[3], 64 << 20)
+        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap}
+        for name, (pid, pfds) in procs.items():
+            status, usage, timed_out = results[name]
+            stdout, out_size = _read_fd(pfds[1], out_cap + 1)
+            err, _ = _read_fd(pfds[2], 1 << 20)
+            proc = {
+                "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                "timed_out": timed_out,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
+                "maxrss_mb": usage.ru_maxrss / 1024,
+                "stdout": stdout.decode("utf-8", "replace") if name == "candidate" else "",
+                "stdout_bytes": out_size,
+                "stderr_tail": err[-TAIL_BYTES:].decode("utf-8", "replace"),
+            }
+            if len(pfds) > 3:
+                raw, _ = _read_fd(pfds[3], 1 << 28)
+                proc["message"] = raw.decode("utf-8", "replace")
+            for fd in pfds:
+                os.close(fd)
+            out[name] = proc
+        out["leftovers"] = sandbox.reap_children()
+        return out
+
+    def _wait(self, procs: dict[str, tuple[int, list[int]]], wall_limit: float) -> dict:
+        """Wait for the judge (or the lone candidate) within the wall limit, then end every
+        child. A PID namespace dies with its first process, so killing it leaves nothing."""
+        main = "judge" if "judge" in procs else "candidate"
+        pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
+        deadline = time.monotonic() + wall_limit
+        timed_out = False
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                ready, _, _ = select.select([pidfds[main]], [], [], max(0.0, left))
+                if ready:
+                    break
+                if left <= 0:
+                    timed_out = True
+                    break
+            results = {}
+            for name, (pid, _) in procs.items():
+                if name != main or timed_out:
+                    sandbox.kill_group(pid)
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                _, status, usage = os.wait4(pid, 0)
+                results[name] = (status, usage, timed_out)
+            return results
+        finally:
+            for fd in pidfds.values():
+                os.close(fd)
+
+
+def _receive(sock: socket.socket) -> tuple[dict, dict[str, int]] | None:
+    data, fds, _, _ = socket.recv_fds(sock, 1 << 16, _MAX_FDS)
+    if not data:
+        return None
+    req = json.loads(data)
+    names = req.pop("fds", [])
+    if len(names) != len(fds):
         for fd in fds:
             os.close(fd)
-        shutil.rmtree(workdir, ignore_errors=True)
-        return {
-            "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "timed_out": timed_out,
-            "wall_s": wall,
-            "cpu_s": usage.ru_utime + usage.ru_stime,
-            "maxrss_mb": usage.ru_maxrss / 1024,
-            "memory_mb": mem >> 20,
-            "stdout": stdout.decode("utf-8", "replace"),
-            "stdout_bytes": out_size,
-            "output_cap": out_cap,
-            "stderr_tail": err[-TAIL_BYTES:].decode("utf-8", "replace"),
-            "report": _parse_report(rep_raw, nonce),
-            "leftovers": leftovers,
-        }
+        raise ValueError("descriptor count does not match the request")
+    return req, dict(zip(names, fds))
 
 
 def main() -> None:
@@ -133,23 +222,32 @@ def main() -> None:
         os.environ[_REEXEC_FLAG] = "1"  # the new stack limit shapes the layout only after exec
         os.execv(sys.executable, [sys.executable, "-m", "evaluator.worker", *sys.argv[1:]])
     slot = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    rfd, wfd = os.dup(0), os.dup(1)
+    request_fd = int(sys.argv[2]) if len(sys.argv) > 2 else REQUEST_FD
+    sock = socket.socket(fileno=request_fd)
+    wfd = os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    inp, out = os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb")
+    out = os.fdopen(wfd, "wb")
     server = ForkServer(slot, out)
-    server.send({"hello": True, "isolation": server.level, "pid": os.getpid()})
-    try:
-        for line in inp:
-            req = json.loads(line)
-            try:
-                result = server.run_case(req)
-            except Exception as exc:  # noqa: BLE001 - report, keep serving
-                result = {"internal_error": f"{type(exc).__name__}: {exc}"}
-            server.send(result)
-    finally:
-        shutil.rmtree(server.base, ignore_errors=True)
+    if server.jail.degraded:
+        print(f"microcoder-eval: WARNING sandbox degraded ({server.jail.level}): no private "
+              "filesystem or process view on this machine", file=sys.stderr)
+    server.send({"hello": True, "isolation": server.jail.level, "host_pids": server.jail.pidns_fd is None})
+    while True:
+        try:
+            got = _receive(sock)
+        except (OSError, ValueError) as exc:
+            server.send({"internal_error": f"bad request: {exc}"})
+            continue
+        if got is None:
+            return
+        req, fds = got
+        try:
+            result = server.run_case(req, fds)
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            result = {"internal_error": f"{type(exc).__name__}: {exc}"}
+        server.send(result)
 
 
 if __name__ == "__main__":
