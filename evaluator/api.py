@@ -89,9 +89,13 @@ def classify(raw: dict, kind: str) -> tuple[str | None, str]:
         return "internal_error", raw["internal_error"]
     cand, judge = raw["candidate"], raw.get("judge")
     procs = [cand] + ([judge] if judge else [])
-    if any(p["timed_out"] or p["signal"] == signal.SIGXCPU for p in procs):
+    cpu_cap = raw.get("timeout_s", float("inf"))
+    if any(p["timed_out"] or p["signal"] == signal.SIGXCPU or (p["signal"] and p["cpu_s"] >= cpu_cap)
+           for p in procs):
         return "time_limit", "time limit exceeded"
-    if cand["stdout_bytes"] > raw["output_cap"] or cand["signal"] == signal.SIGXFSZ or cand["exit"] == 120:
+    # A PID namespace's first process does not get SIGXFSZ: past the cap its writes fail (EFBIG).
+    efbig = "[Errno 27]" in _last_line(cand.get("stderr_tail", ""))
+    if cand["stdout_bytes"] >= raw["output_cap"] or cand["signal"] == signal.SIGXFSZ or efbig:
         return "output_limit", "output limit exceeded"
     if any(p["exit"] == SETUP_FAILED for p in procs):
         return "internal_error", _last_line(judge["stderr_tail"] if judge and judge["exit"] == SETUP_FAILED

@@ -31,6 +31,53 @@ PRELOAD_MODULES = (
 ).split()
 
 
+class _Unserializable(TypeError):
+    pass
+
+
+def _linked_to_plain(value):
+    """LeetCode ``ListNode``/``TreeNode`` results as lists (level order for trees)."""
+    get = object.__getattribute__
+    try:
+        attrs = get(value, "__dict__")
+    except AttributeError:
+        raise _Unserializable(f"cannot serialize a {type(value).__name__} return value") from None
+    if "val" in attrs and "next" in attrs:
+        out, node = [], value
+        while node is not None and len(out) < 10**6:
+            out.append(get(node, "val"))
+            node = get(node, "next")
+        return out
+    if "val" in attrs and "left" in attrs and "right" in attrs:
+        out, queue, i = [], [value], 0
+        while i < len(queue) and len(out) < 10**6:
+            node = queue[i]
+            i += 1
+            if node is None:
+                out.append(None)
+                continue
+            out.append(get(node, "val"))
+            queue += [get(node, "left"), get(node, "right")]
+        while out and out[-1] is None:
+            out.pop()
+        return out
+    raise _Unserializable(f"cannot serialize a {type(value).__name__} return value")
+
+
+def _dumps(value) -> str:
+    """JSON of a return value via the comparison module's encoder (base-type methods only)."""
+    from evaluator.compare import encode_value
+
+    try:
+        return encode_value(value)
+    except TypeError:
+        pass
+    try:
+        return encode_value(_linked_to_plain(value))
+    except TypeError as exc:
+        raise _Unserializable(str(exc)) from None
+
+
 def _join_threads() -> None:
     main = threading.main_thread()
     for t in threading.enumerate():
@@ -96,11 +143,9 @@ def run(req: dict, code: str, value_fd: int) -> None:
         if kind == "call":
             args = json.loads(req["input"])
             result = _resolve(ns, req["fn_name"])(*(args if isinstance(args, list) else [args]))
-            from evaluator.compare import encode_value
-
             try:
-                message = {"value": encode_value(result)}
-            except TypeError as exc:
+                message = {"value": _dumps(result)}
+            except _Unserializable as exc:
                 message = {"unserializable": str(exc)[:300]}
             data = (json.dumps(message) + "\n").encode()
             while data:

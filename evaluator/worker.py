@@ -148,7 +148,7 @@ class ForkServer:
                 os.close(fd)
             self.jail.end_case()
         wall = time.perf_counter() - start
-        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap}
+        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": timeout}
         for name, (pid, pfds) in procs.items():
             status, usage, timed_out = results[name]
             stdout, out_size = _read_fd(pfds[1], out_cap + 1)

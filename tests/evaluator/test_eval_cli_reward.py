@@ -26,7 +26,10 @@ def test_cli_run_one_line_per_input(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["ok", "bad", None, "killer"]
-    assert [r["verdict"] for r in rows] == ["accepted", "wrong_answer", "internal_error", "runtime_error"]
+    assert [r["verdict"] for r in rows[:3]] == ["accepted", "wrong_answer", "internal_error"]
+    # The killer is PID 1 of its own PID namespace: killpg(0) cannot reach anything outside its
+    # box, so it just printed nothing (at the degraded level it kills itself: runtime_error).
+    assert rows[3]["verdict"] in ("wrong_answer", "runtime_error") and not rows[3]["passed"]
     assert all({"id", "passed", "verdict", "cases", "time_s", "isolation"} <= set(r) for r in rows)
 
 
@@ -50,7 +53,9 @@ def test_compute_score_binary_and_acc():
     r = compute_score("taco", good, json.dumps(ADD), timeout_s=5)
     assert r["score"] == 1.0 and r["acc"] == 1.0 and r["verdict"] == "accepted"
     r = compute_score("taco", half, ADD, timeout_s=5)
-    assert r["score"] == 0.0 and r["acc"] == 0.5 and r["verdict"] == "wrong_answer"
+    # acc is the binary pass (verl's pass@1); partial credit lives under its own key
+    assert r["score"] == 0.0 and r["acc"] == 0.0 and r["test_pass_fraction"] == 0.5
+    assert r["verdict"] == "wrong_answer"
     r = compute_score("taco", "I don't know", ADD)
     assert r["score"] == 0.0 and r["verdict"] == "no_code"
 
@@ -60,4 +65,4 @@ def test_compute_score_batch_matches_single():
     res = compute_score_batch(["x"] * 3, sols, [ADD] * 3, workers=2, timeout_s=5)
     assert [r["score"] for r in res] == [1.0, 0.0, 0.0]
     assert [r["verdict"] for r in res] == ["accepted", "no_code", "wrong_answer"]
-    assert res[2]["acc"] == 0.5
+    assert res[2]["acc"] == 0.0 and res[2]["test_pass_fraction"] == 0.5

@@ -36,9 +36,10 @@ def _still_works() -> None:
 def test_kill_parent_then_carry_on():
     code = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(5)\n"
     res = evaluate(code, STDIN, timeout_s=5)
-    # Root mode: the worker runs under another uid and cannot be killed (EPERM -> runtime_error);
-    # otherwise the worker dies, is restarted, and the case is a runtime_error.
-    assert res["verdict"] == "runtime_error"
+    # In its PID namespace the program has no parent to reach (getppid() is 0: kill(0) hits only
+    # its own group, and PID 1 ignores it), so it goes on and prints the right answer. At the
+    # degraded level the kill fails (another uid) or kills the worker: a runtime_error either way.
+    assert res["verdict"] == ("accepted" if "pidns" in res["isolation"] else "runtime_error")
     _still_works()
 
 
@@ -155,8 +156,11 @@ def test_no_network():
     )
     res = evaluate(code, STDIN, timeout_s=5)
     assert res["verdict"] == "runtime_error"
-    if "netns" in res["isolation"]:
-        assert "unreachable" in res["cases"][0]["message"].lower()
+    message = res["cases"][0]["message"].lower()
+    if "landlock" in res["isolation"]:  # TCP connect refused before the (empty) network is tried
+        assert "permission denied" in message
+    elif "netns" in res["isolation"]:
+        assert "unreachable" in message
 
 
 def test_environment_is_scrubbed_and_workdir_fresh():
