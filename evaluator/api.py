@@ -47,7 +47,8 @@ def _last_line(text: str) -> str:
 
 def _message(proc: dict) -> dict:
     """The JSON line a child left on its message fd (a call's value, the judge's report)."""
-    line = _last_line(proc.get("message") or "")
+    lines = (proc.get("message") or "").strip().splitlines()
+    line = lines[-1] if lines else ""
     try:
         msg = json.loads(line) if line else None
     except ValueError:
@@ -123,6 +124,8 @@ def classify(raw: dict, kind: str) -> tuple[str | None, str]:
         return "runtime_error", f"the program stopped answering: {report.get('msg', '')} {_last_line(cand['stderr_tail'])}".strip()
     if report.get("type") == "MemoryError":
         return "memory_limit", "MemoryError"
+    if "[Errno 27]" in str(report.get("msg", "")):
+        return "output_limit", "output limit exceeded"
     return _JUDGE_STATUS.get(status, "runtime_error"), detail
 
 

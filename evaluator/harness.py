@@ -210,13 +210,32 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
         send(reply)
 
 
+class _Capped:
+    """A text sink for one request's output, capped like stdout (EFBIG past the cap)."""
+
+    def __init__(self, cap: int = 16 << 20) -> None:
+        self.parts: list[str] = []
+        self.size, self.cap = 0, cap
+
+    def write(self, text: str) -> int:
+        self.size += len(text)
+        if self.size > self.cap:
+            raise OSError(27, "File too large")
+        self.parts.append(str(text))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
 class _captured:
     """Capture ``print`` output during one request, so the judge can replay it (``capsys``)."""
 
     def __enter__(self):
-        import io
-
-        self.saved, sys.stdout = sys.stdout, io.StringIO()
+        self.saved, sys.stdout = sys.stdout, _Capped()
         return sys.stdout
 
     def __exit__(self, *exc):

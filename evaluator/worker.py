@@ -62,8 +62,11 @@ def _copy_into(src: int, path: str) -> None:
         os.close(dst)
 
 
-def _read_text(fd: int) -> str:
-    return _read_fd(fd, 1 << 30)[0].decode("utf-8", "replace")
+def _take_text(fd: int) -> str:
+    """Read a payload memfd and close it: the program keeps no descriptor to its own inputs."""
+    text = _read_fd(fd, 1 << 30)[0].decode("utf-8", "replace")
+    os.close(fd)
+    return text
 
 
 class ForkServer:
@@ -83,6 +86,7 @@ class ForkServer:
         pid = self.jail.fork()
         if pid:
             return pid
+        confined = False
         try:  # the child
             high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1 << 12) for fd in keep]  # above every fd we hold
             for target, fd in enumerate(high):
@@ -95,13 +99,15 @@ class ForkServer:
             sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
             sys.set_int_max_str_digits(0)  # judges print big integers: lift CPython's 4300 digits
             threading.stack_size(sandbox.THREAD_STACK_BYTES)
+            confined = True
             run()
         except BaseException as exc:  # noqa: BLE001 - never run untrusted code unconfined
             try:
-                os.write(2, f"microcoder-eval: sandbox setup failed: {exc}\n".encode())
+                what = "error" if confined else "sandbox setup failed"
+                os.write(2, f"microcoder-eval: {what}: {type(exc).__name__}: {exc}\n".encode())
             finally:
-                os._exit(sandbox.SETUP_FAILED)
-        os._exit(sandbox.SETUP_FAILED)
+                os._exit(1 if confined else sandbox.SETUP_FAILED)
+        os._exit(1 if confined else sandbox.SETUP_FAILED)
 
     def run_case(self, req: dict, fds: dict[str, int]) -> dict:
         timeout = float(req.get("timeout_s") or 6.0)
@@ -125,12 +131,12 @@ class ForkServer:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
                     from evaluator import judge as judge_mod
 
-                    judge_mod.run(_read_text(4), 5, 6, 3)
+                    judge_mod.run(_take_text(4), 5, 6, 3)
 
                 procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w], judge, limits), jfds)
                 os.close(test_fd)
                 cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-                procs["candidate"] = (self._spawn(cfds, lambda: harness.serve(req, _read_text(3), 4, 5), limits), cfds[:3])
+                procs["candidate"] = (self._spawn(cfds, lambda: harness.serve(req, _take_text(3), 4, 5), limits), cfds[:3])
                 for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
                     os.close(fd)
             else:
@@ -139,7 +145,7 @@ class ForkServer:
                         _copy_into(fds[name], os.path.join(workdir, name))
                 cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"),
                         _memfd("value"), fds.pop("code")]
-                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _read_text(4), 3), limits), cfds[:4])
+                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(4), 3), limits), cfds[:4])
                 os.close(cfds[4])
             self.send({"pid": procs["candidate"][0]})
             results = self._wait(procs, wall_limit)
