@@ -18,11 +18,11 @@ def test_paper_defaults_and_differences():
 
 
 def test_overrides_and_validation():
-    cfg = preset("microcoder-grpo", max_response_length=4096, temperature_schedule=[(0, 0.6), (100, 1.2)])
+    cfg = preset("microcoder-grpo", max_response_length=4096, temperature_schedule=[(1, 0.6), (100, 1.2)])
     assert cfg.max_response_length == 4096 and cfg.schedule().at(150) == 1.2
-    assert preset("microcoder-grpo").schedule().at(0) == 1.2
+    assert preset("microcoder-grpo").schedule().at(1) == 1.2
     with pytest.raises(ValueError):
-        preset("microcoder-grpo", temperature_schedule=[(0, 0.6), (1, 0.7), (2, 0.8)])
+        preset("microcoder-grpo", temperature_schedule=[(1, 0.6), (2, 0.7), (3, 0.8)])
     with pytest.raises(ValueError):
         preset("ppo")
     with pytest.raises(ValueError):

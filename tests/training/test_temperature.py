@@ -17,26 +17,31 @@ from training.grpo import (
 
 
 def test_schedule_stages():
-    s = TemperatureSchedule([(0, 0.6), (100, 1.2)])
-    assert [s.at(k) for k in (0, 99, 100, 5000)] == [0.6, 0.6, 1.2, 1.2]
+    s = TemperatureSchedule([(1, 0.6), (100, 1.2)])
+    assert [s.at(k) for k in (1, 99, 100, 5000)] == [0.6, 0.6, 1.2, 1.2]
     assert s.switch_steps == [100]
-    assert TemperatureSchedule([(0, 0.6), (1, 1.2)]).at(1) == 1.2  # one switch is a stage, not a ramp
-    three = TemperatureSchedule([(0, 0.6), (50, 0.9), (150, 1.2)])
+    assert TemperatureSchedule([(1, 0.6), (2, 1.2)]).at(2) == 1.2  # one switch is a stage, not a ramp
+    three = TemperatureSchedule([(1, 0.6), (50, 0.9), (150, 1.2)])
     assert [three.at(k) for k in (49, 50, 149, 150)] == [0.6, 0.9, 0.9, 1.2]
     assert TemperatureSchedule.constant(1.2).at(10**6) == 1.2
     assert TemperatureSchedule(three.to_list()) == three
+    assert TemperatureSchedule.starting_at(1.2, [(30, 1.0)]).stages == ((1, 1.2), (30, 1.0))
+    assert TemperatureSchedule.starting_at(1.2, [(1, 0.8)]).stages == ((1, 0.8),)
+    with pytest.raises(ValueError):
+        s.at(0)  # steps count from 1, as verl's global_steps
 
 
 @pytest.mark.parametrize(
     "stages",
     [
-        [(0, 0.6), (1, 0.7), (2, 0.8), (3, 0.9), (4, 1.0)],  # continuous ramp
-        [(0, 0.6), (100, 0.8), (103, 1.2)],  # a 3-step intermediate stage
-        [(5, 1.2)],  # must start at 0
-        [(0, 1.0), (10, 1.0)],  # no-op stage
-        [(0, 1.0), (0, 1.2)],  # non-increasing steps
-        [(0, -1.0)],
-        [(0, float("nan"))],
+        [(1, 0.6), (2, 0.7), (3, 0.8), (4, 0.9), (5, 1.0)],  # continuous ramp
+        [(1, 0.6), (100, 0.8), (103, 1.2)],  # a 3-step intermediate stage
+        [(5, 1.2)],  # must start at 1
+        [(0, 1.2)],  # steps count from 1
+        [(1, 1.0), (10, 1.0)],  # no-op stage
+        [(1, 1.0), (1, 1.2)],  # non-increasing steps
+        [(1, -1.0)],
+        [(1, float("nan"))],
         [],
     ],
 )

@@ -15,7 +15,8 @@ def _ov(cfg: TrainingConfig) -> dict[str, str]:
 
 
 def test_microcoder_preset_renders_paper_settings():
-    ov = _ov(TrainingConfig(train_files=["/d/train.parquet"], val_files=["/d/test.parquet"], max_response_length=4096))
+    ov = _ov(TrainingConfig(profile="paper", train_files=["/d/train.parquet"], val_files=["/d/test.parquet"],
+                            max_response_length=4096))
     assert ov["algorithm.adv_estimator"] == "grpo"
     assert ov["actor_rollout_ref.actor.use_kl_loss"] == "false"
     assert ov["actor_rollout_ref.actor.clip_ratio_low"] == "0.2"
@@ -57,10 +58,12 @@ def test_cpu_and_gpu_backends_differ_only_where_they_must():
 
 
 def test_staged_schedule():
-    cfg = TrainingConfig(temperature=1.2, temperature_schedule=[(3, 1.0), (5, 0.8)])
-    assert cfg.schedule() == [(1, 1.2), (3, 1.0), (5, 0.8)]
-    assert [cfg.temperature_at(s) for s in range(1, 7)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
-    assert _ov(cfg)["+microcoder.temperature_schedule"] == "[[1,1.2],[3,1.0],[5,0.8]]"
+    cfg = TrainingConfig(temperature=1.2, temperature_schedule=[(30, 1.0), (50, 0.8)])
+    assert cfg.schedule() == [(1, 1.2), (30, 1.0), (50, 0.8)]
+    assert [cfg.temperature_at(s) for s in (1, 29, 30, 49, 50, 99)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
+    assert _ov(cfg)["+microcoder.temperature_schedule"] == "[[1,1.2],[30,1.0],[50,0.8]]"
+    with pytest.raises(ValueError, match="ramp"):  # the one schedule implementation validates it
+        TrainingConfig(temperature_schedule=[(30, 1.0), (32, 0.8), (60, 1.2)])
 
 
 def test_dict_round_trip_and_unknown_fields():
@@ -70,26 +73,18 @@ def test_dict_round_trip_and_unknown_fields():
         TrainingConfig.from_dict({"stepz": 3})
 
 
-def test_ray_job_submission_request():
-    from training.launcher import job_submission_request, submit_ray_job
+def test_ray_job_request_carries_the_code_not_the_config():
+    """What dagster-ray's PipesRayJobClient submits: the launcher under Pipes, this checkout as
+    working_dir (venvs, data and tests excluded), storage credentials forwarded by name only."""
+    from training.ray_job import PROJECT_ROOT, forwarded_env, submit_job_params
 
-    cfg = TrainingConfig(device="cuda", n_gpus=8, ray_address="http://head:8265", steps=3)
-    req = job_submission_request(cfg, working_dir="/repo")
-    argv = shlex.split(req["entrypoint"])
-    assert argv[:4] == ["python", "-m", "training.launcher", "--config-json"]
-    remote = TrainingConfig.from_dict(json.loads(argv[4]))
-    assert remote.ray_address is None and remote.steps == 3 and remote.n_gpus == 8
-    assert req["runtime_env"]["working_dir"] == "/repo"
-    assert req["runtime_env"]["env_vars"]["VERL_USE_EXTERNAL_MODULES"] == "training.verl_ext.register"
-
-    class Client:  # records what JobSubmissionClient.submit_job would receive
-        def submit_job(self, **kwargs):
-            self.kwargs = kwargs
-            return "raysubmit_1"
-
-    client = Client()
-    assert submit_ray_job(cfg, client=client, working_dir="/repo") == "raysubmit_1"
-    assert client.kwargs["entrypoint"] == req["entrypoint"] and "submission_id" not in client.kwargs
+    req = submit_job_params(pip=["s3fs"], env_vars=forwarded_env(["AWS_ENDPOINT_URL", "UNSET_VAR"],
+                                                                 {"AWS_ENDPOINT_URL": "http://s3:9000"}))
+    assert shlex.split(req["entrypoint"]) == ["python", "-m", "training.launcher"]
+    env = req["runtime_env"]
+    assert env["working_dir"] == str(PROJECT_ROOT) and env["pip"] == ["s3fs"]
+    assert {"/.venv*", "/data", "/.git"} <= set(env["excludes"])
+    assert env["env_vars"]["AWS_ENDPOINT_URL"] == "http://s3:9000" and "UNSET_VAR" not in env["env_vars"]
 
 
 def test_presets_differ_only_as_the_paper_says():
@@ -123,3 +118,39 @@ def test_trace_masking_sets_the_trace_directory_for_every_verl_process(tmp_path)
     assert ENV not in verl_env(TrainingConfig(output_dir=str(tmp_path)), tmp_path / "m.jsonl")
     env = verl_env(TrainingConfig(output_dir=str(tmp_path), trace_masking=True), tmp_path / "m.jsonl")
     assert env[ENV] == str(tmp_path.resolve() / "trace")
+
+
+def test_profiles_give_one_set_of_defaults():
+    from training.grpo import preset
+
+    paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), preset("microcoder-grpo")
+    assert (paper.rollout_n, paper.max_response_length, paper.train_batch_size, paper.lr, paper.temperature,
+            paper.m, paper.rho) == (algo.samples_per_query, algo.max_response_length, algo.train_batch_size,
+                                    algo.lr, algo.temperature, algo.mask_repeat_window, algo.mask_rho)
+    assert paper.algorithm() == algo.replace(mask_seed=0)
+    assert (demo.profile, demo.rollout_n, demo.max_response_length, demo.steps, demo.val_max_samples) == (
+        "cpu-demo", 4, 96, 2, 8)
+    assert demo.algorithm().samples_per_query == 4 and demo.algorithm().clip_high == algo.clip_high
+    assert TrainingConfig(rollout_n=6, preset="grpo").algorithm() == preset("grpo").replace(
+        samples_per_query=6, max_prompt_length=512, max_response_length=96, train_batch_size=2,
+        ppo_mini_batch_size=2, mask_repeat_window=16)
+    for bad in ({"rollout_n": 1}, {"rho": 1.5}, {"profile": "gpu"}, {"train_batch_size": 3},
+                {"preset": "dapo", "use_kl_loss": True}):
+        with pytest.raises(ValueError):
+            TrainingConfig(**bad)
+
+
+def test_launchpad_exposes_the_training_config_without_its_own_defaults():
+    import polars as pl
+
+    from assets.training import TrainingRunConfig, training_config
+
+    manifest = pl.DataFrame({"layout": ["verl", "verl"], "split": ["train", "test"],
+                             "path": ["/d/train.parquet", "/d/test.parquet"]})
+    launch = TrainingRunConfig()
+    assert launch.rollout_n is None and launch.profile == "cpu-demo"  # the profile decides
+    cfg = training_config(launch, manifest, "run1")
+    assert cfg == TrainingConfig(train_files=["/d/train.parquet"], val_files=["/d/test.parquet"],
+                                 output_dir=cfg.output_dir)
+    cfg = training_config(TrainingRunConfig(profile="paper", temperature_schedule="1:0.8,40:1.2"), manifest, "r")
+    assert (cfg.rollout_n, cfg.schedule()) == (8, [(1, 0.8), (40, 1.2)])

@@ -103,18 +103,28 @@ def test_rollout_and_trainer_logprobs_agree_at_the_sampling_temperature(model_pa
 
 @pytest.mark.slow
 def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
-    """End to end: 2 MicroCoder-GRPO steps, staged T 1.2 -> 1.0, metrics streamed per step."""
+    """End to end: 2 MicroCoder-GRPO steps, staged T 1.2 -> 1.0, metrics streamed per step, verl's
+    sync semantics, and the truncation mask traced from the trainer's decision to the actor's loss:
+    every sample drawn for masking (eligible: |o| = L_max, incorrect, no repeat) arrives at the loss
+    with advantage exactly 0, every other sample with its own GRPO advantage. The reward is a hash
+    parity (tests/training/parity_reward.py) so groups have non-zero advantages to mask."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from training.grpo.truncation_mask import uniform_draws
+    from training.verl_ext.trace import read
 
     rows = _humaneval_rows(4)
     pq.write_table(pa.Table.from_pylist(rows[:2]), tmp_path / "train.parquet")
     pq.write_table(pa.Table.from_pylist(rows[2:]), tmp_path / "test.parquet")
+    max_len, rho, seed = 32, 0.7, 3
     cfg = {"model_path": model_path, "train_files": [str(tmp_path / "train.parquet")],
            "val_files": [str(tmp_path / "test.parquet")], "output_dir": str(tmp_path / "run"),
-           "steps": 2, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 2,
-           "max_prompt_length": 256, "max_response_length": 64, "eval_attempts": 2,
-           "temperature": 1.2, "temperature_schedule": [[2, 1.0]], "m": 16}
+           "steps": 2, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 4,
+           "max_prompt_length": 256, "max_response_length": max_len, "eval_attempts": 2,
+           "temperature": 1.2, "temperature_schedule": [[2, 1.0]], "m": 8, "rho": rho, "seed": seed,
+           "trace_masking": True,
+           "extra_overrides": [f"reward.custom_reward_function.path={Path(__file__).parent / 'parity_reward.py'}"]}
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))
     proc = subprocess.run([str(TRAIN_PY), "-m", "training.launcher", str(tmp_path / "cfg.json")], cwd=ROOT,
                           capture_output=True, text=True, timeout=1500)
@@ -132,5 +142,32 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
         assert 0.0 < m["microcoder/diversity"] <= 1.0
         # rollout (sampling T) and trainer (log-prob T) agree after the stage switch too
         assert m["training/rollout_probs_diff_max"] < 1e-3
-    assert done[0]["checkpoint"] and Path(done[0]["checkpoint"]).exists()
+    checkpoint = done[0]["checkpoint"]
+    assert checkpoint and Path(checkpoint).exists()
+    assert not (Path(checkpoint) / "transfer_queue").exists()  # sync: no in-flight prompts saved
     assert done[0]["eval"]["attempts"] == 2 and done[0]["eval"]["pass@1"] is not None
+
+    decided, received = read(tmp_path / "run" / "trace", "trainer"), read(tmp_path / "run" / "trace", "loss")
+    problems = {r["extra_info"]["problem_id"] for r in rows[:2]}
+    assert len(decided) == 2 * 2 * 4
+    for step in (1, 2):
+        keys = sorted(r["key"] for r in decided if r["step"] == step)
+        assert keys == sorted(f"{p}#{k}" for p in problems for k in range(4))  # (problem id, sample index)
+    for r in decided:  # the draw is the pure function of (seed, step, problem id, sample index)
+        assert r["u"] == pytest.approx(float(uniform_draws(seed, r["step"], [r["key"]])[0]), abs=0)
+        assert r["masked"] == (r["eligible"] and r["u"] < rho)
+        if r["eligible"]:
+            assert r["length"] == max_len and r["reward"] < 1.0
+    hit = [r for r in decided if r["masked"] and r["adv_before"] != 0.0]
+    kept = [r for r in decided if not r["masked"] and r["adv_before"] != 0.0]
+    assert hit and kept, decided  # a masked sample that had a signal, and samples that keep theirs
+    for r in decided:
+        at_loss = [x for x in received
+                   if x["length"] == r["length"] and abs(x["old_logprob_sum"] - r["old_logprob_sum"]) < 1e-3]
+        assert at_loss, r
+        for x in at_loss:
+            assert x["adv_min"] == x["adv_max"]  # one advantage over the whole response
+            if r["masked"]:
+                assert x["adv_max"] == 0.0, (r, x)
+            else:
+                assert x["adv_max"] == pytest.approx(r["adv_before"], abs=1e-6), (r, x)

@@ -36,7 +36,7 @@ class GRPOConfig:
     # sampling
     samples_per_query: int = 8  # G
     temperature: float = 1.2  # T(D); used when temperature_schedule is None
-    temperature_schedule: tuple[tuple[int, float], ...] | None = None  # staged [(step, T), ...]
+    temperature_schedule: tuple[tuple[int, float], ...] | None = None  # staged [(first step, T)], 1-based
     max_response_length: int = 8192  # L_max (4096 in the paper's main table)
     max_prompt_length: int = 2048  # not stated in the paper
     # optimisation
@@ -79,9 +79,7 @@ class GRPOConfig:
 
     def schedule(self) -> TemperatureSchedule:
         """The staged temperature schedule (a single stage at ``temperature`` by default)."""
-        if self.temperature_schedule is None:
-            return TemperatureSchedule.constant(self.temperature)
-        return TemperatureSchedule(self.temperature_schedule)
+        return TemperatureSchedule.starting_at(self.temperature, self.temperature_schedule)
 
     @property
     def effective_mask_rho(self) -> float:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .logprobs import logprobs_at_temperature  # re-exported: trainer log-probs use the rollout T
 
 __all__ = [
+    "FIRST_STEP",
     "TemperatureSchedule",
     "DiversityProbe",
     "measure_diversity",
@@ -25,11 +26,17 @@ __all__ = [
 ]
 
 
+FIRST_STEP = 1  # training steps are counted as verl's global_steps (and the metrics' "step"): 1, 2, ...
+
+
 class TemperatureSchedule:
     """Piecewise-constant temperature: ``[(start_step, T), ...]``, each T held until the next start.
 
+    The one schedule implementation: the algorithm config, the training config, the launchpad's
+    ``"1:0.8,50:1.2"`` and the verl trainer all read it, with steps counted from ``FIRST_STEP`` (1).
+
     Validation (a ramp is rejected, not approximated):
-    - a list of ``(int step, float T)`` pairs, first stage at step 0, steps strictly increasing;
+    - a list of ``(int step, float T)`` pairs, first stage at step 1, steps strictly increasing;
     - T finite and > 0; consecutive stages must change T (a no-op stage is a typo);
     - every *intermediate* stage lasts at least ``min_stage_steps`` steps, so a sequence of
       small steps (0.6 -> 0.7 -> 0.8 ... one step apart) is refused as a continuous ramp.
@@ -52,8 +59,8 @@ class TemperatureSchedule:
             parsed.append((step, temp))
         if not parsed:
             raise ValueError("a temperature schedule needs at least one stage")
-        if parsed[0][0] != 0:
-            raise ValueError("the first stage must start at step 0")
+        if parsed[0][0] != FIRST_STEP:
+            raise ValueError(f"the first stage must start at step {FIRST_STEP}")
         for (s0, t0), (s1, t1) in zip(parsed, parsed[1:]):
             if s1 <= s0:
                 raise ValueError(f"stage steps must increase strictly: {s0} then {s1}")
@@ -70,12 +77,20 @@ class TemperatureSchedule:
 
     @classmethod
     def constant(cls, temperature: float) -> "TemperatureSchedule":
-        return cls([(0, temperature)])
+        return cls([(FIRST_STEP, temperature)])
+
+    @classmethod
+    def starting_at(cls, temperature: float, stages: Sequence | None = None, **kw) -> "TemperatureSchedule":
+        """``temperature`` from step 1, then ``stages`` (a stage at step 1 replaces it)."""
+        parsed = sorted((int(s), float(t)) for s, t in (stages or []))
+        if not parsed or parsed[0][0] > FIRST_STEP:
+            parsed.insert(0, (FIRST_STEP, float(temperature)))
+        return cls(parsed, **kw)
 
     def at(self, step: int) -> float:
-        """Temperature in force at training ``step`` (0-based)."""
-        if step < 0:
-            raise ValueError("step must be >= 0")
+        """Temperature in force at training ``step`` (1-based, as verl's global_steps)."""
+        if step < FIRST_STEP:
+            raise ValueError(f"step must be >= {FIRST_STEP}")
         current = self.stages[0][1]
         for start, temp in self.stages:
             if start > step:

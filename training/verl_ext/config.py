@@ -1,9 +1,14 @@
 """One config object for a MicroCoder-GRPO run, rendered as verl 0.9.1 Hydra overrides.
 
-Paper defaults (issue 6 section 1): 8 samples per query, lr 1e-6, T 1.2, eps_high 0.28, no KL,
-binary reward, conditional truncation mask with m = 128. Presets select the side-by-side
-baselines: ``grpo`` (KL loss, symmetric clip), ``dapo`` (GRPO+: no KL, clip-higher),
-``microcoder`` (clip-higher, no KL, truncation mask, diversity-determined temperature).
+One set of defaults. The algorithm's settings live in one validated dataclass,
+:class:`training.grpo.presets.GRPOConfig` (the paper's values, section 5), chosen by ``preset``:
+``grpo`` (KL loss, symmetric clip), ``dapo`` (GRPO+: no KL, clip-higher), ``microcoder``
+(GRPO+ plus the conditional truncation mask). A named ``profile`` sizes the run: ``paper`` (the
+paper's sizes: G 8, 8K responses, batch 64) or ``cpu-demo`` (what runs on a laptop CPU in
+minutes). Fields left ``None`` take the profile's, then the preset's value when the config is
+built; an explicit value wins and is validated by ``GRPOConfig`` (bad values fail at once).
+:meth:`TrainingConfig.algorithm` is the resolved ``GRPOConfig``; the launchpad exposes these
+same fields (``assets.config.run_config_for``), never a second copy of their defaults.
 """
 
 from __future__ import annotations
@@ -14,21 +19,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-def _verl_preset(name: str, loss_mode: str) -> dict:
-    """verl settings of one of the algorithm's presets (``training.grpo.presets``: one definition)."""
-    from training.grpo.presets import preset
-
-    cfg = preset(name)
-    return {"use_kl_loss": cfg.use_kl_loss, "kl_loss_coef": cfg.kl_coef, "clip_ratio_low": cfg.clip_low,
-            "clip_ratio_high": cfg.clip_high, "rho": cfg.effective_mask_rho, "loss_mode": loss_mode}
-
+from training.grpo.presets import GRPOConfig, preset as algorithm_preset
+from training.grpo.temperature import TemperatureSchedule
 
 # One policy-loss family for all three (verl's ``vanilla`` adds a dual clip the paper does not use):
 # the presets differ only by what training.grpo.presets sets (KL loss, clip, mask).
-PRESETS: dict[str, dict] = {
-    "grpo": _verl_preset("grpo", "microcoder"),
-    "dapo": _verl_preset("dapo", "microcoder"),
-    "microcoder": _verl_preset("microcoder-grpo", "microcoder"),
+LOSS_MODE = "microcoder"
+_PRESET_NAMES = {"grpo": "grpo", "dapo": "grpo+", "microcoder": "microcoder-grpo"}
+
+# TrainingConfig field -> GRPOConfig field: the algorithm's settings, exposed flat for the launchpad.
+ALGORITHM_FIELDS = {
+    "rollout_n": "samples_per_query", "max_prompt_length": "max_prompt_length",
+    "max_response_length": "max_response_length", "temperature": "temperature",
+    "train_batch_size": "train_batch_size", "ppo_mini_batch_size": "ppo_mini_batch_size", "lr": "lr",
+    "clip_ratio_low": "clip_low", "clip_ratio_high": "clip_high", "use_kl_loss": "use_kl_loss",
+    "kl_loss_coef": "kl_coef", "rho": "mask_rho", "m": "mask_repeat_window", "mask_if": "mask_if",
+}
+
+# Named profiles: algorithm sizes (GRPOConfig fields) and run sizes (TrainingConfig fields).
+PROFILES: dict[str, dict[str, dict]] = {
+    "paper": {"algorithm": {}, "run": {"steps": 300, "micro_batch_size_per_gpu": 4, "val_max_samples": -1}},
+    "cpu-demo": {
+        "algorithm": {"samples_per_query": 4, "max_prompt_length": 512, "max_response_length": 96,
+                      "train_batch_size": 2, "ppo_mini_batch_size": 2, "mask_repeat_window": 16},
+        "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 8},
+    },
 }
 
 REWARD_MODULE = "evaluator.reward"
@@ -42,32 +57,33 @@ def _reward_path() -> str:
 
 @dataclass
 class TrainingConfig:
-    """Everything a launcher needs; ``None`` fields take the preset's value."""
+    """Everything a launcher needs; ``None`` fields take the profile's, then the preset's value."""
 
     model_path: str | None = None  # HF folder; None: the embedded SmolLM2 default (converted GGUF)
     preset: Literal["grpo", "dapo", "microcoder"] = "microcoder"
+    profile: Literal["paper", "cpu-demo"] = "cpu-demo"
     train_files: list[str] = field(default_factory=list)
     val_files: list[str] = field(default_factory=list)
     output_dir: str = "runs/grpo"
     experiment_name: str = "microcoder-grpo"
     project_name: str = "microcoder"
-    steps: int = 2
-    train_batch_size: int = 2
-    ppo_mini_batch_size: int = 2
-    micro_batch_size_per_gpu: int = 4
-    rollout_n: int = 8
-    max_prompt_length: int = 1024
-    max_response_length: int = 4096
-    temperature: float = 1.2
-    temperature_schedule: list[tuple[int, float]] | None = None  # staged [(first_step, T)], step 1-based
+    steps: int | None = None
+    train_batch_size: int | None = None
+    ppo_mini_batch_size: int | None = None
+    micro_batch_size_per_gpu: int | None = None
+    rollout_n: int | None = None
+    max_prompt_length: int | None = None
+    max_response_length: int | None = None
+    temperature: float | None = None
+    temperature_schedule: list[tuple[int, float]] | None = None  # staged [(first_step, T)], steps from 1
     rho: float | None = None
-    m: int = 128
-    mask_if: Literal["incorrect", "correct"] = "incorrect"
+    m: int | None = None
+    mask_if: Literal["incorrect", "correct"] = GRPOConfig.mask_if  # the launchpad offers the choice
     clip_ratio_low: float | None = None
     clip_ratio_high: float | None = None
     use_kl_loss: bool | None = None
     kl_loss_coef: float | None = None
-    lr: float = 1e-6
+    lr: float | None = None
     seed: int = 0
     device: Literal["cpu", "cuda"] = "cpu"
     n_gpus: int = 1
@@ -77,34 +93,50 @@ class TrainingConfig:
     num_cpus: int = 32  # Ray's logical CPUs on the CPU backend (bookkeeping, not cores)
     save_checkpoint: bool = True
     val_before_train: bool = False
-    val_max_samples: int = -1  # held-out problems evaluated (-1: the whole split)
+    val_max_samples: int | None = None  # held-out problems evaluated (-1: the whole split)
     eval_attempts: int = 4  # held-out pass@1 averaged over this many samples per problem
     ray_address: str | None = None  # "http://head:8265": submit as a Ray job instead of running here
     trace_masking: bool = False  # write the per-sample mask trace under <output_dir>/trace (checks)
     extra_overrides: list[str] = field(default_factory=list)
 
     # -- resolved values ---------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown profile {self.profile!r}; choose one of {sorted(PROFILES)}")
+        if self.temperature_schedule:
+            self.temperature_schedule = [(int(s), float(t)) for s, t in self.temperature_schedule]
+        algo = self.algorithm()  # validates every algorithm setting
+        for name, attr in ALGORITHM_FIELDS.items():
+            if getattr(self, name) is None:
+                setattr(self, name, algo.effective_mask_rho if name == "rho" else getattr(algo, attr))
+        for name, value in PROFILES[self.profile]["run"].items():
+            if getattr(self, name) is None:
+                setattr(self, name, value)
+
+    def algorithm(self) -> GRPOConfig:
+        """The validated algorithm config: preset, then profile sizes, then this config's values."""
+        base = algorithm_preset(_PRESET_NAMES[self.preset]).replace(**PROFILES[self.profile]["algorithm"])
+        changes = {attr: getattr(self, name) for name, attr in ALGORITHM_FIELDS.items()
+                   if getattr(self, name) is not None}
+        if self.rho is not None:
+            changes["truncation_mask"] = self.rho > 0
+        changes["mask_seed"] = self.seed
+        changes["temperature_schedule"] = tuple(self.temperature_schedule) if self.temperature_schedule else None
+        return base.replace(**changes)
+
     def resolved(self, name: str):
-        value = getattr(self, name)
-        return PRESETS[self.preset][name] if value is None else value
+        return getattr(self, name)
 
     @property
     def loss_mode(self) -> str:
-        return PRESETS[self.preset]["loss_mode"]
+        return LOSS_MODE
 
     def schedule(self) -> list[tuple[int, float]]:
         """The staged temperature schedule, always starting at step 1."""
-        stages = sorted((int(s), float(t)) for s, t in (self.temperature_schedule or []))
-        if not stages or stages[0][0] > 1:
-            stages.insert(0, (1, float(self.temperature)))
-        return stages
+        return list(self.algorithm().schedule().stages)
 
     def temperature_at(self, step: int) -> float:
-        current = self.schedule()[0][1]
-        for start, t in self.schedule():
-            if step >= start:
-                current = t
-        return current
+        return self.algorithm().schedule().at(step)
 
     # -- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -133,11 +165,12 @@ class TrainingConfig:
         cpu = self.device == "cpu"
         out = Path(self.output_dir)
         a, r, ref = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
-        use_kl = self.resolved("use_kl_loss")
+        algo = self.algorithm()
+        use_kl = algo.use_kl_loss
         ov = [
             "algorithm.adv_estimator=grpo",
             "algorithm.use_kl_in_reward=false",
-            "algorithm.norm_adv_by_std_in_grpo=true",
+            f"algorithm.norm_adv_by_std_in_grpo={str(algo.norm_adv_by_std).lower()}",
             f"data.train_files={_list(self.train_files)}",
             f"data.val_files={_list(self.val_files or self.train_files)}",
             f"data.val_max_samples={self.val_max_samples}",
@@ -156,11 +189,11 @@ class TrainingConfig:
             f"{a}.ppo_micro_batch_size_per_gpu={self.micro_batch_size_per_gpu}",
             f"{a}.use_kl_loss={str(bool(use_kl)).lower()}",
             f"{a}.kl_loss_coef={self.resolved('kl_loss_coef')}",
-            f"{a}.kl_loss_type=low_var_kl",
+            f"{a}.kl_loss_type={algo.kl_loss_type}",
             "actor_rollout_ref.actor.entropy_coeff=0",
             f"{a}.clip_ratio_low={self.resolved('clip_ratio_low')}",
             f"{a}.clip_ratio_high={self.resolved('clip_ratio_high')}",
-            f"{a}.loss_agg_mode=token-mean",
+            f"{a}.loss_agg_mode={algo.loss_agg}",
             f"{a}.policy_loss.loss_mode={self.loss_mode}",
             f"{r}.name={'hf' if cpu else 'vllm'}",
             f"{r}.n={self.rollout_n}",

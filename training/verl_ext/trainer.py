@@ -36,6 +36,7 @@ from verl.utils import tensordict_utils as tu
 from verl.workers.utils.padding import response_to_nested
 
 from training.grpo.diversity import batch_output_diversity
+from training.grpo.temperature import TemperatureSchedule
 from training.grpo.truncation_mask import (
     conditional_truncation_mask,
     problem_sample_key,
@@ -50,12 +51,11 @@ TRAINER_MODE = "microcoder_sync"
 
 
 def staged_temperature(schedule, step: int, default: float) -> float:
-    """T of the stage containing ``step``: the last ``(start, T)`` with ``start <= step``."""
-    current = default
-    for start, t in sorted((int(s), float(t)) for s, t in schedule or []):
-        if step >= start:
-            current = t
-    return current
+    """T in force at verl's ``step`` under the rendered ``[[first_step, T], ...]`` schedule
+    (:class:`~training.grpo.temperature.TemperatureSchedule`, the one implementation)."""
+    if not schedule:
+        return default
+    return TemperatureSchedule([(int(s), float(t)) for s, t in schedule]).at(step)
 
 
 def _as_list(value) -> list:
