@@ -17,13 +17,9 @@ _Base = run_config_for(TrainingConfig, "TrainingConfigBase")
 
 
 class TrainingRunConfig(_Base):  # type: ignore[misc, valid-type]
-    """TrainingConfig's fields, with defaults sized for the embedded CPU model (2 steps)."""
+    """TrainingConfig's fields and defaults (empty ones take the ``profile``'s value, ``cpu-demo``
+    by default: the embedded CPU model for 2 steps); only the schedule is typed as text here."""
 
-    rollout_n: int = 4
-    max_prompt_length: int = 512
-    max_response_length: int = 96
-    micro_batch_size_per_gpu: int = 2
-    val_max_samples: int = 8
     temperature_schedule: str = ""  # staged, e.g. "1:0.8,50:1.2" (first step:T); empty: constant T
 
 
