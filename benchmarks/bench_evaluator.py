@@ -81,6 +81,22 @@ def noop_latency_ms(n: int) -> tuple[float, float]:
     return ours, (time.perf_counter() - start) / n * 1000
 
 
+def assert_latency_ms(n: int) -> tuple[float, float]:
+    """Per-test cost of an ``assert`` test (a candidate process and a judge process per test)."""
+    tests = {"kind": "assert", "fn_name": "f", "assert_code": "assert f(1) == 1\n"}
+    pool = WorkerPool(1)
+    evaluate("def f(x):\n    return x\n", tests, pool=pool)  # warm start
+    start = time.perf_counter()
+    for _ in range(n):
+        evaluate("def f(x):\n    return x\n", tests, pool=pool)
+    ours = (time.perf_counter() - start) / n * 1000
+    pool.close()
+    start = time.perf_counter()
+    for _ in range(n):
+        _fresh_python("def f(x):\n    return x\nassert f(1) == 1\n", "", 10)
+    return ours, (time.perf_counter() - start) / n * 1000
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="humaneval,mbpp,leetcode,taco")
@@ -103,6 +119,7 @@ def main() -> None:
     t_base = time.perf_counter() - start
 
     noop_ours, noop_base = noop_latency_ms(args.noop)
+    assert_ours, assert_base = assert_latency_ms(args.noop // 2)
     differ = [(i["id"], r["verdict"], b[0]) for i, r, b in zip(items, ours, base) if r["passed"] != b[0]]
     print(f"{n_prog} programs, {n_tests} tests, {args.workers} workers, sets={args.sets}")
     print(f"{'runner':<26}{'seconds':>9}{'tests/s':>10}{'programs/s':>12}{'noop ms/test':>14}{'accepted':>10}")
@@ -111,6 +128,8 @@ def main() -> None:
     print(f"{'fresh python3 per test':<26}{t_base:>9.1f}{n_tests / t_base:>10.1f}{n_prog / t_base:>12.1f}"
           f"{noop_base:>14.2f}{sum(b[0] for b in base):>10}")
     print(f"speedup {t_base / t_ours:.2f}x; pass/fail identical on {n_prog - len(differ)}/{n_prog} programs")
+    print(f"assert test, one call: {assert_ours:.2f} ms/test (judge + candidate processes) vs "
+          f"{assert_base:.2f} ms fresh python3; isolation {ours[0].get('isolation') if ours else '?'}")
     for d in differ[:15]:
         print("differs:", *d)
 

@@ -72,9 +72,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+LEVEL_PARTS = {
+    "mntns": "own read-only filesystem view (pivot_root): Python + /usr only, private /tmp per test",
+    "pidns": "own PID namespace per process: sees and signals only its own processes",
+    "netns": "no network (empty network namespace)",
+    "ipcns": "own System V IPC",
+    "uid": "runs as an unprivileged per-slot uid, no capabilities",
+    "userns": "unprivileged: namespaces through a user namespace, no capabilities",
+    "rlimits": "CPU, memory, output, processes and file descriptors capped",
+}
+
+
 def _doctor() -> dict:
-    return {"version": __version__, "isolation": isolation_level(), "python": sys.version.split()[0],
-            "platform": platform.platform(), "cpus": os.cpu_count(), "euid": os.geteuid()}
+    level = isolation_level()
+    parts = level.split(":", 1)[-1].split("+")
+    explain = {p: LEVEL_PARTS.get(p, "Landlock: allow-listed paths, no TCP, no signals out of the box"
+                                  if p.startswith("landlock") else "") for p in parts}
+    return {"version": __version__, "isolation": level, "degraded": level.startswith("degraded"),
+            "walls": explain, "python": sys.version.split()[0], "platform": platform.platform(),
+            "cpus": os.cpu_count(), "euid": os.geteuid()}
 
 
 def main(argv: list[str] | None = None) -> int:
