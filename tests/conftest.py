@@ -33,3 +33,48 @@ def leetcode_lines(shared_data) -> Callable[[str, int], list[str]]:
             return [next(handle) for _ in range(n)]
 
     return lines
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A real S3 API on loopback (moto's standalone server), with a fresh bucket; yields
+    ``(bucket_url, env)`` where ``env`` holds the AWS_* settings s3fs/boto read."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(endpoint, timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+               "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint}
+        mp = pytest.MonkeyPatch()
+        for key, value in env.items():
+            mp.setenv(key, value)
+        import fsspec
+
+        fsspec.filesystem("s3", skip_instance_cache=True).mkdir("microcoder-test")
+        yield "s3://microcoder-test", env
+        mp.undo()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -3,15 +3,20 @@
 Usage:
     python -m training.launcher                    # under Dagster Pipes: config in extras["config"]
     python -m training.launcher CONFIG.json        # standalone: prints one JSON line per event
-    python -m training.launcher --submit CONFIG.json   # submit to the Ray cluster at ray_address
+
+On a Ray cluster the same process is the Ray job's entrypoint: the ``grpo_training_run`` asset
+submits it with dagster-ray's ``PipesRayJobClient`` (``training.ray_job`` builds the request),
+and it joins the cluster instead of starting Ray.
 
 Messages (Pipes ``report_custom_message`` payloads, or stdout JSON lines standalone):
     {"type": "step", "step": int, "metrics": {name: float}}   one per training step (verl's
         metrics dict: critic/score/mean, response_length/mean, actor/pg_clipfrac*,
         microcoder/{diversity,masked_count,truncation_rate,accuracy,temperature}, timing_s/*)
     {"type": "done", "checkpoint": str|None, "eval": {"pass@1": float, "attempts": int, ...}}
+Outputs go to ``output_dir``, a local path or any fsspec URL (``training.storage``): verl
+writes locally, and checkpoints, metrics and the evaluation are mirrored there as they land.
 At the end, under Pipes, ``report_asset_materialization`` carries the final metrics, the
-checkpoint path and the held-out evaluation (pass@1 averaged over ``eval_attempts`` samples
+checkpoint URL and the held-out evaluation (pass@1 averaged over ``eval_attempts`` samples
 per test problem, verl's validation on ``val_files``) as metadata.
 """
 
@@ -26,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from training.ray_job import in_ray_job, on_this_node
+from training.storage import SCRATCH_ENV, RunStorage, localize
 from training.verl_ext.config import TrainingConfig
 
 CPU_MODULES = "training.verl_ext.cpu.platform,training.verl_ext.register,training.verl_ext.cpu"
@@ -85,16 +92,19 @@ def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
     config = compose_verl_config(cfg.to_hydra_overrides(model_path))
     auto_set_device(config)
     validate_config(config=config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
+    joining = in_ray_job()
     if not ray.is_initialized():
         runtime_env = dict(get_ppo_ray_runtime_env(config))
         runtime_env["env_vars"] = {**runtime_env.get("env_vars", {}), **env}
         runtime_env["env_vars"]["TRANSFER_QUEUE_ENABLE"] = "1"
         kwargs: dict[str, Any] = {"runtime_env": runtime_env, "include_dashboard": False}
-        if cfg.device == "cpu":
+        if cfg.device == "cpu" and not joining:  # a running cluster declares its own resources
             kwargs.update(num_cpus=cfg.num_cpus, num_gpus=cfg.n_gpus * cfg.nnodes)
+        if joining:  # these env vars win over the submitted job's (same keys, newer values)
+            os.environ["RAY_OVERRIDE_JOB_RUNTIME_ENV"] = "1"
         ray.init(**kwargs)
     try:
-        run_ppo(config, task_runner_class=TaskRunnerV1)
+        run_ppo(config, task_runner_class=on_this_node(TaskRunnerV1) if joining else TaskRunnerV1)
     finally:
         ray.shutdown()
 
@@ -102,8 +112,8 @@ def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
 class MetricsTail:
     """Follows verl's file-logger JSONL and hands each step's metrics to ``emit``."""
 
-    def __init__(self, path: Path, emit: Callable[[dict], None]):
-        self.path, self.emit = path, emit
+    def __init__(self, path: Path, emit: Callable[[dict], None], after_step: Callable[[], None] | None = None):
+        self.path, self.emit, self.after_step = path, emit, after_step
         self.steps: list[dict] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -136,6 +146,8 @@ class MetricsTail:
                 rec = json.loads(line)
                 msg = {"type": "step", "step": int(rec["step"]), "metrics": _scalars(rec["data"])}
                 self.steps.append(msg)
+                if self.after_step:  # mirror to the run's storage before Dagster hears of the step
+                    self.after_step()
                 self.emit(msg)
 
 
@@ -161,64 +173,46 @@ def held_out_eval(steps: list[dict], attempts: int) -> dict[str, Any]:
 
 
 def latest_checkpoint(cfg: TrainingConfig) -> str | None:
-    root = Path(cfg.output_dir) / "checkpoints"
-    runs = sorted(root.glob("global_step_*"), key=lambda p: int(p.name.rsplit("_", 1)[1])) if root.exists() else []
-    return str(runs[-1].resolve()) if runs else None
+    """The newest checkpoint under ``cfg.output_dir`` (any fsspec URL), or None."""
+    return RunStorage(cfg.output_dir).latest_checkpoint()
 
 
 def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
-    """Run the job here; returns the final summary (also emitted as a ``done`` message)."""
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    metrics_path = out / "metrics.jsonl"
+    """Run the job here; returns the final summary (also emitted as a ``done`` message).
+
+    verl works in ``storage.local`` (the output folder itself when it is local); a remote
+    ``output_dir`` gets each finished checkpoint and the metrics as they land, and verl resumes
+    from the newest checkpoint found there."""
+    storage = RunStorage(cfg.output_dir, scratch=os.environ.get(SCRATCH_ENV) or None)
+    resumed_from = storage.restore_latest()
+    local = TrainingConfig.from_dict({**cfg.to_dict(), "output_dir": str(storage.local),
+                                      "train_files": localize(cfg.train_files, storage.local),
+                                      "val_files": localize(cfg.val_files, storage.local)})
+    metrics_path = storage.local / "metrics.jsonl"
     metrics_path.unlink(missing_ok=True)
-    model_path = resolve_model(cfg)
-    tail = MetricsTail(metrics_path, emit).start()
+    model_path = resolve_model(local)
+
+    def mirror() -> None:
+        storage.mirror_metrics(metrics_path)
+        storage.sync_checkpoints()
+
+    tail = MetricsTail(metrics_path, emit, after_step=mirror).start()
     started = time.time()
     try:
-        run_verl(cfg, model_path, verl_env(cfg, metrics_path))
+        run_verl(local, model_path, verl_env(local, metrics_path))
     finally:
         tail.stop()
-    summary = {"type": "done", "checkpoint": latest_checkpoint(cfg), "model_path": model_path,
-               "eval": held_out_eval(tail.steps, cfg.eval_attempts), "steps": len(tail.steps),
-               "wall_s": round(time.time() - started, 1),
+    evaluation = held_out_eval(tail.steps, cfg.eval_attempts)
+    summary = {"type": "done", "checkpoint": storage.sync_checkpoints() or storage.latest_checkpoint(),
+               "output_url": storage.url, "resumed_from_step": resumed_from, "model_path": model_path,
+               "code_dir": str(Path(__file__).resolve().parents[1]),  # a Ray job's working_dir copy
+               "eval": evaluation, "steps": len(tail.steps), "wall_s": round(time.time() - started, 1),
                "final_metrics": tail.steps[-1]["metrics"] if tail.steps else {}}
+    storage.mirror_metrics(metrics_path)
+    summary["eval_url"] = storage.write_json("eval.json", evaluation)
+    storage.write_json("summary.json", summary)
     emit(summary)
     return summary
-
-
-# -- Ray job submission (clusters) ----------------------------------------------------------
-def job_submission_request(cfg: TrainingConfig, working_dir: str | None = None) -> dict[str, Any]:
-    """Keyword arguments for ``JobSubmissionClient.submit_job``: this launcher, standalone, on
-    the cluster with the same config (``ray_address`` cleared so it runs there)."""
-    remote = TrainingConfig.from_dict({**cfg.to_dict(), "ray_address": None})
-    runtime_env: dict[str, Any] = {"env_vars": {k: v for k, v in verl_env(remote, Path(remote.output_dir) / "metrics.jsonl").items()
-                                                if k != "PYTHONPATH"}}
-    if working_dir:
-        runtime_env["working_dir"] = working_dir
-    return {
-        "entrypoint": f"python -m training.launcher --config-json {_shell_quote(remote.to_json())}",
-        "runtime_env": runtime_env,
-        "metadata": {"experiment": cfg.experiment_name, "preset": cfg.preset},
-        "submission_id": None,
-    }
-
-
-def submit_ray_job(cfg: TrainingConfig, client=None, working_dir: str | None = None) -> str:
-    """Submit to the Ray cluster at ``cfg.ray_address``; returns the submission id."""
-    if client is None:
-        from ray.job_submission import JobSubmissionClient
-
-        client = JobSubmissionClient(cfg.ray_address)
-    request = job_submission_request(cfg, working_dir)
-    request = {k: v for k, v in request.items() if v is not None}
-    return client.submit_job(**request)
-
-
-def _shell_quote(s: str) -> str:
-    import shlex
-
-    return shlex.quote(s)
 
 
 # -- entry point ----------------------------------------------------------------------------
@@ -235,14 +229,11 @@ def _main_pipes() -> int:
                 pipes.log.info(f"step {msg['step']}: reward={m.get('critic/score/mean')} "
                                f"diversity={m.get('microcoder/diversity')} masked={m.get('microcoder/masked_count')}")
 
-        if cfg.ray_address:
-            job_id = submit_ray_job(cfg)
-            pipes.report_asset_materialization(metadata={"ray_job_id": job_id, "ray_address": cfg.ray_address})
-            return 0
         summary = train(cfg, emit)
         meta: dict[str, Any] = {k: v for k, v in summary["final_metrics"].items()
                                 if k.startswith(("critic/score", "microcoder/", "actor/pg_clipfrac", "response_length/mean"))}
-        meta.update({"checkpoint": summary["checkpoint"] or "", "steps": summary["steps"],
+        meta.update({"checkpoint": summary["checkpoint"] or "", "output_url": summary["output_url"],
+                     "eval_url": summary["eval_url"], "code_dir": summary["code_dir"], "steps": summary["steps"],
                      "wall_s": summary["wall_s"], "eval_pass@1": summary["eval"]["pass@1"],
                      "eval_attempts": summary["eval"]["attempts"]})
         pipes.report_asset_materialization(metadata={k: v for k, v in meta.items() if v is not None})
@@ -253,7 +244,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.launcher", description=__doc__.split("\n")[0])
     parser.add_argument("config", nargs="?", help="TrainingConfig as a JSON file (standalone)")
     parser.add_argument("--config-json", help="TrainingConfig as a JSON string")
-    parser.add_argument("--submit", action="store_true", help="submit to cfg.ray_address as a Ray job")
     args = parser.parse_args(argv)
     if args.config is None and args.config_json is None:
         return _main_pipes()
@@ -263,9 +253,6 @@ def main(argv: list[str] | None = None) -> int:
     def emit(msg: dict) -> None:
         print("MICROCODER " + json.dumps(msg), flush=True)
 
-    if args.submit:
-        print(submit_ray_job(cfg))
-        return 0
     train(cfg, emit)
     return 0
 
