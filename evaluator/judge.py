@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import os
+import signal
 import sys
 
 from evaluator import wire
@@ -91,10 +92,7 @@ class _Link:
         if tag == "exc" and isinstance(body, list) and len(body) == 2:
             return self.exception_class(str(body[0]), str(body[1]))
         if tag == "mod" and isinstance(body, str):
-            try:
-                return importlib.import_module(body)
-            except BaseException:  # noqa: BLE001 - a module only the program has
-                return None
+            return _real_module(body)
         raise wire.WireError("malformed reference")
 
     def exception_class(self, name: str, base: str) -> type:
@@ -114,6 +112,42 @@ class _Link:
         exc = self.exception_class(name, base)(str(info.get("msg", "")))
         exc.from_program = True
         return exc
+
+
+def _real_module(name: str):
+    """The judge's own copy of a module the program imported (stdlib or already loaded here),
+    never one the program names into existence; None otherwise."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if name.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    try:
+        return importlib.import_module(name)
+    except BaseException:  # noqa: BLE001
+        return None
+
+
+def program_names(link: "_Link", names: dict, entry_point: str | None = None) -> dict:
+    """The program's top-level names as the test code may see them.
+
+    The test code runs after the solution in one namespace on every judge we mimic, so it may use
+    what the solution defines or imports. Two kinds of names would let the program decide the
+    test's own checks, and are not taken from it: builtins (a program's ``sorted`` or ``len``) and
+    standard-library module names (a program's fake ``math`` answering ``math.isclose``), which
+    are bound to the judge's real modules instead."""
+    out = {}
+    for name, value in names.items():
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
+            continue
+        if hasattr(builtins, name) and name != entry_point:  # the function under test may be `sum`
+            continue
+        if name in sys.stdlib_module_names:
+            module = _real_module(name)
+            if module is not None:
+                out[name] = module
+            continue
+        out[name] = link.decode(value)
+    return out
 
 
 def _encode_ref(obj):
@@ -199,10 +233,13 @@ def _report(fd: int, report: dict) -> None:
     os._exit(0)
 
 
-def run(test_code: str, rfd: int, wfd: int, report_fd: int) -> None:
+def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None) -> None:
     """Run the test code against the program behind ``rfd``/``wfd``; never returns."""
     from evaluator.harness import _fresh_stdio
 
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a closed pipe is CandidateGone, not a death
+    # Imports resolve only in the read-only installation: never from the shared, writable /tmp.
+    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and not p.startswith(("/tmp", os.getcwd()))]
     _fresh_stdio()
     link = _Link(rfd, wfd)
     try:
@@ -215,9 +252,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int) -> None:
         if not isinstance(names, dict):
             raise wire.WireError("no names from the program")
         ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-        for name, value in names.items():
-            if isinstance(name, str) and name.isidentifier():
-                ns[name] = link.decode(value)
+        ns.update(program_names(link, names, entry_point))
         exec(compile(test_code, "<test>", "exec"), ns)
     except CandidateGone as exc:
         _report(report_fd, {"status": "program_gone", "msg": str(exc)[:300]})

@@ -131,7 +131,7 @@ class ForkServer:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
                     from evaluator import judge as judge_mod
 
-                    judge_mod.run(_take_text(4), 5, 6, 3)
+                    judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"))
 
                 procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w], judge, limits), jfds)
                 os.close(test_fd)

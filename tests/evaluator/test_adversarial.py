@@ -104,6 +104,18 @@ FORGERY = {
         "    return found.get(x, 0)\n"),
 }
 
+# Tests that use builtins or modules the solution imported: the program must not supply them.
+SHADOW_TESTS = {"kind": "assert", "fn_name": "f",
+                "assert_code": "assert sorted(f(3)) == [1, 2, 3]\nassert math.isclose(f(2)[0], 1.0)\n"}
+SHADOWING = {
+    "shadow_builtin_sorted": "import math\ndef sorted(x):\n    return [1, 2, 3]\ndef f(n):\n    return [0]\n",
+    "fake_math_module": ("class M:\n    def isclose(self, *a, **k):\n        return True\nmath = M()\n"
+                         "def f(n):\n    return [9, 9, 9]\n"),
+    "plant_module_in_tmp": ("open('/tmp/json.py', 'w').write('loads = dumps = lambda *a, **k: 0')\n"
+                            "open('/tmp/math.py', 'w').write('isclose = lambda *a, **k: True')\n"
+                            "import math\ndef f(n):\n    return [9, 9, 9]\n"),
+}
+
 # ----------------------------------------------------------------------------- comparison overriding
 EQ = "    def __eq__(self, other):\n        return True\n    def __ne__(self, other):\n        return False\n    __hash__ = object.__hash__\n"
 COMPARISON = {
@@ -233,7 +245,7 @@ RESOURCES = {
     "stderr_flood": "import sys\ndef f(x):\n    while True:\n        sys.stderr.write('x' * 65536)\n",
 }
 
-GROUPS = {"forgery": FORGERY, "comparison": COMPARISON, "reading": READING, "writing": WRITING,
+GROUPS = {"shadowing": SHADOWING, "forgery": FORGERY, "comparison": COMPARISON, "reading": READING, "writing": WRITING,
           "network": NETWORK, "process": PROCESS, "resources": RESOURCES}
 ALL = [(group, name, code) for group, progs in GROUPS.items() for name, code in progs.items()]
 
@@ -306,7 +318,7 @@ def test_hostile_program_fails(group, name, code, listeners, tmp_path):
     code = code.replace("ABSTRACT", repr(_abstract_name()))
     os.environ["MC_ADV_SECRET"] = "hunter2"
     try:
-        res = evaluate(code, ASSERT, timeout_s=3, output_mb=4)
+        res = evaluate(code, SHADOW_TESTS if group == "shadowing" else ASSERT, timeout_s=3, output_mb=4)
     finally:
         del os.environ["MC_ADV_SECRET"]
     assert not res["passed"], (name, res)
@@ -325,6 +337,11 @@ def test_hostile_program_fails(group, name, code, listeners, tmp_path):
                                   "class_attribute_spoofs_int", "numpy_array_subclass_eq"])
 def test_comparison_tricks_fail_call_tests_too(name):
     assert evaluate(COMPARISON[name], CALL, timeout_s=5)["verdict"] == "wrong_answer"
+
+
+def test_shadow_tests_accept_an_honest_program():
+    assert evaluate("import math\ndef f(n):\n    return [1.0, 2, 3][:n] if n < 3 else [3, 1, 2]\n",
+                    SHADOW_TESTS, timeout_s=5)["passed"]
 
 
 def test_no_leftover_file_between_cases():
