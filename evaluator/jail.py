@@ -246,6 +246,17 @@ class Jail:
 
             shutil.rmtree(self.workdir, ignore_errors=True)
 
+    def close(self) -> None:
+        """Remove this worker's host-side directory (its mounts live only in its namespace)."""
+        import shutil
+
+        if self.root is not None:
+            try:
+                _umount(self.root)
+            except OSError:
+                pass
+        shutil.rmtree(self.base, ignore_errors=True)
+
     def fork(self) -> int:
         """``os.fork`` into a fresh PID namespace (the child is its PID 1) when we have them."""
         if self.pidns_fd is not None:

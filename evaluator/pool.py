@@ -12,6 +12,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -89,6 +90,7 @@ class Worker:
         hello = self._read_line(timeout)
         self.isolation = hello.get("isolation", "unknown")
         self.host_pids = bool(hello.get("host_pids", True))
+        self.base = str(hello.get("base") or "")
 
     def _read_line(self, timeout: float) -> dict:
         """Next JSON line from the worker, reading the raw fd (a buffered reader would hide
@@ -154,6 +156,8 @@ class Worker:
             self.proc.wait(timeout=10)
         except Exception:  # noqa: BLE001
             pass
+        if os.path.basename(self.base).startswith("mc-eval-"):  # the killed worker's empty mount points
+            shutil.rmtree(self.base, ignore_errors=True)
         for stream in (self.proc.stdout, self.sock):
             try:
                 stream.close()

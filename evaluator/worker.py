@@ -239,7 +239,8 @@ def main() -> None:
     if server.jail.degraded:
         print(f"microcoder-eval: WARNING sandbox degraded ({server.jail.level}): no private "
               "filesystem or process view on this machine", file=sys.stderr)
-    server.send({"hello": True, "isolation": server.jail.level, "host_pids": server.jail.pidns_fd is None})
+    server.send({"hello": True, "isolation": server.jail.level, "host_pids": server.jail.pidns_fd is None,
+                 "base": server.jail.base})
     while True:
         try:
             got = _receive(sock)
@@ -247,6 +248,7 @@ def main() -> None:
             server.send({"internal_error": f"bad request: {exc}"})
             continue
         if got is None:
+            server.jail.close()
             return
         req, fds = got
         try:
