@@ -158,7 +158,7 @@ def _run_checker(worker, tests: dict, case: dict, actual: str, timeout_s: float,
 
 
 def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s: float, memory_mb: int,
-                mode: str, rel_tol: float, abs_tol: float, deadline: float | None) -> dict:
+                mode: str, rel_tol: float, abs_tol: float, deadline: float | None, keep_output: bool = False) -> dict:
     kind = tests["kind"]
     payload = {"code": code}
     if kind == "assert":
@@ -169,6 +169,10 @@ def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s:
     raw = worker.run(_request(tests, kind, timeout_s, memory_mb, **extra), payload, deadline)
     verdict, msg = classify(raw, kind)
     out: dict[str, Any] = {"time_s": round(raw.get("wall_s", 0.0), 4)}
+    if "candidate" in raw:
+        out["cpu_s"] = round(raw["candidate"]["cpu_s"], 4)
+        if keep_output and kind in ("stdin", "call"):
+            out["output"] = (raw["candidate"]["stdout"] if kind == "stdin" else _message(raw["candidate"]).get("value")) or ""
     if verdict is None:
         cmp = _compare()
         if kind == "stdin":
@@ -206,6 +210,7 @@ def evaluate(
     abs_tol: float = 1e-6,
     output_mb: int = 64,
     wall_budget_s: float | None = None,
+    keep_output: bool = False,
     pool: WorkerPool | None = None,
 ) -> dict:
     """Judge one program against canonical tests. Never raises for anything the program does.
@@ -215,6 +220,8 @@ def evaluate(
     ``memory_limit_mb`` (address-space limits overcount, so a test never makes it stricter).
     ``wall_budget_s`` bounds the whole call (waiting for a worker included): tests not run by
     then are ``time_limit``, so one degenerate program never stalls a caller such as a reward.
+    Each case reports ``cpu_s`` (the program's CPU time); ``keep_output`` adds what it printed
+    (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
     """
     start = time.perf_counter()
     deadline = None if wall_budget_s is None else time.monotonic() + float(wall_budget_s)
@@ -235,7 +242,7 @@ def evaluate(
                     cases.append({"verdict": "time_limit", "message": "the evaluation's wall-time budget ran out"})
                     break
                 res = _judge_case(worker, code, t, case, timeout_s=limit, memory_mb=mem, mode=mode,
-                                  rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline)
+                                  rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline, keep_output=keep_output)
                 cases.append(res)
                 if stop_on_first_failure and res["verdict"] != "accepted":
                     break
@@ -272,6 +279,7 @@ def evaluate_many(
     abs_tol: float = 1e-6,
     output_mb: int = 64,
     wall_budget_s: float | None = None,
+    keep_output: bool = False,
 ) -> list[dict]:
     """Judge many ``{"id", "code", "tests"}`` items in parallel; results in input order.
     ``wall_budget_s`` bounds each item (see :func:`evaluate`)."""
@@ -283,7 +291,8 @@ def evaluate_many(
         try:
             res = evaluate(item["code"], item["tests"], timeout_s=timeout_s, memory_mb=memory_mb,
                            stop_on_first_failure=stop_on_first_failure, mode=mode, rel_tol=rel_tol,
-                           abs_tol=abs_tol, output_mb=output_mb, wall_budget_s=wall_budget_s, pool=pool)
+                           abs_tol=abs_tol, output_mb=output_mb, wall_budget_s=wall_budget_s,
+                           keep_output=keep_output, pool=pool)
         except Exception as exc:  # noqa: BLE001 - e.g. an item without "code"
             res = {"passed": False, "verdict": "internal_error", "num_tests": 0, "num_passed": 0,
                    "cases": [{"verdict": "internal_error", "message": f"{type(exc).__name__}: {exc}"}],
