@@ -63,7 +63,9 @@ def test_staged_schedule():
     assert [cfg.temperature_at(s) for s in (1, 29, 30, 49, 50, 99)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
     assert _ov(cfg)["+microcoder.temperature_schedule"] == "[[1,1.2],[30,1.0],[50,0.8]]"
     with pytest.raises(ValueError, match="ramp"):  # the one schedule implementation validates it
-        TrainingConfig(temperature_schedule=[(30, 1.0), (32, 0.8), (60, 1.2)])
+        TrainingConfig(temperature_schedule=[(30, 1.0), (31, 0.8), (60, 1.2)])
+    with pytest.raises(ValueError, match="ramp"):
+        TrainingConfig(profile="paper", temperature_schedule=[(30, 1.0), (35, 0.8), (60, 1.2)])
 
 
 def test_dict_round_trip_and_unknown_fields():
@@ -131,9 +133,10 @@ def test_profiles_give_one_set_of_defaults():
     assert (demo.profile, demo.rollout_n, demo.max_response_length, demo.steps, demo.val_max_samples) == (
         "cpu-demo", 4, 96, 2, 8)
     assert demo.algorithm().samples_per_query == 4 and demo.algorithm().clip_high == algo.clip_high
+    from training.verl_ext.config import PROFILES
+
     assert TrainingConfig(rollout_n=6, preset="grpo").algorithm() == preset("grpo").replace(
-        samples_per_query=6, max_prompt_length=512, max_response_length=96, train_batch_size=2,
-        ppo_mini_batch_size=2, mask_repeat_window=16)
+        **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})
     for bad in ({"rollout_n": 1}, {"rho": 1.5}, {"profile": "gpu"}, {"train_batch_size": 3},
                 {"preset": "dapo", "use_kl_loss": True}):
         with pytest.raises(ValueError):

@@ -103,8 +103,10 @@ def test_rollout_and_trainer_logprobs_agree_at_the_sampling_temperature(model_pa
 
 @pytest.mark.slow
 def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
-    """End to end: 2 MicroCoder-GRPO steps, staged T 1.2 -> 1.0, metrics streamed per step, verl's
-    sync semantics, and the truncation mask traced from the trainer's decision to the actor's loss:
+    """End to end: 2 MicroCoder-GRPO steps at the diversity-determined temperature T(D) (probe of 3
+    candidates before step 1, none of them verl's configured 1.2, so rollout and trainer must both
+    follow the choice), metrics streamed per step, verl's sync semantics, and the truncation mask
+    traced from the trainer's decision to the actor's loss:
     every sample drawn for masking (eligible: |o| = L_max, incorrect, no repeat) arrives at the loss
     with advantage exactly 0, every other sample with its own GRPO advantage. The reward is a hash
     parity (tests/training/parity_reward.py) so groups have non-zero advantages to mask."""
@@ -112,6 +114,7 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
     import pyarrow.parquet as pq
 
     from training.grpo.truncation_mask import uniform_draws
+    from training.verl_ext.temperature_metrics import temperature_report
     from training.verl_ext.trace import read
 
     rows = _humaneval_rows(4)
@@ -122,7 +125,8 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
            "val_files": [str(tmp_path / "test.parquet")], "output_dir": str(tmp_path / "run"),
            "steps": 2, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 4,
            "max_prompt_length": 256, "max_response_length": max_len, "eval_attempts": 2,
-           "temperature": 1.2, "temperature_schedule": [[2, 1.0]], "m": 8, "rho": rho, "seed": seed,
+           "temperature_candidates": [0.7, 0.9, 1.1], "probe_prompts": 2, "target_diversity": 0.8,
+           "max_fluctuation": 0.15, "m": 8, "rho": rho, "seed": seed,
            "trace_masking": True,
            "extra_overrides": [f"reward.custom_reward_function.path={Path(__file__).parent / 'parity_reward.py'}"]}
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))
@@ -133,14 +137,23 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
     steps = [m for m in msgs if m["type"] == "step"]
     done = [m for m in msgs if m["type"] == "done"]
     assert [s["step"] for s in steps] == [1, 2] and len(done) == 1
-    for s, t in zip(steps, (1.2, 1.0)):
+    probe = temperature_report(steps)
+    assert [p["temperature"] for p in probe["probe"]] == [0.7, 0.9, 1.1]
+    for p in probe["probe"]:
+        assert 0.0 < p["diversity"] <= 1.0 and p["spread"] >= 0.0
+    qualified = [p["temperature"] for p in probe["probe"] if p["diversity"] >= 0.8 and p["spread"] <= 0.15]
+    bounded = [p for p in probe["probe"] if p["spread"] <= 0.15] or probe["probe"]
+    fallback = max(bounded, key=lambda p: (p["diversity"], -p["temperature"]))["temperature"]
+    assert probe["chosen"] == (qualified[0] if qualified else fallback)  # the paper's rule, from the table
+    assert probe["switches"] == []  # min_stage_steps 2: no switch within 2 steps
+    for s in steps:
         m = s["metrics"]
-        assert m["microcoder/temperature"] == pytest.approx(t)
+        assert m["microcoder/temperature"] == pytest.approx(probe["chosen"])
         for key in ("critic/score/mean", "response_length/mean", "actor/pg_clipfrac", "microcoder/diversity",
                     "microcoder/masked_count", "microcoder/truncation_rate", "timing_s/gen", "timing_s/update_actor"):
             assert key in m, key
         assert 0.0 < m["microcoder/diversity"] <= 1.0
-        # rollout (sampling T) and trainer (log-prob T) agree after the stage switch too
+        # rollout (sampling T) and trainer (log-prob T) agree at the chosen T
         assert m["training/rollout_probs_diff_max"] < 1e-3
     checkpoint = done[0]["checkpoint"]
     assert checkpoint and Path(checkpoint).exists()

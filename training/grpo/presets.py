@@ -37,6 +37,16 @@ class GRPOConfig:
     samples_per_query: int = 8  # G
     temperature: float = 1.2  # T(D); used when temperature_schedule is None
     temperature_schedule: tuple[tuple[int, float], ...] | None = None  # staged [(first step, T)], 1-based
+    # diversity-determined temperature T(D) (section 2.4; training.grpo.temperature_control):
+    # "diversity" probes the candidates before step 1 and switches stages from the trend;
+    # "fixed" samples at ``temperature`` / ``temperature_schedule`` as typed.
+    temperature_rule: Literal["fixed", "diversity"] = "diversity"
+    temperature_candidates: tuple[float, ...] = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6)
+    target_diversity: float = 0.5  # the level diversity converges to (configured; not given in the paper)
+    max_fluctuation: float = 0.15  # spread of distinct-4 above which T is too high
+    probe_prompts: int = 16  # training prompts sampled (G each) per candidate before step 1
+    diversity_window: int = 5  # steps of the current stage whose trend decides a switch
+    min_stage_steps: int = 10  # no stage (typed or T(D)) shorter than this: stages, not ramps
     max_response_length: int = 8192  # L_max (4096 in the paper's main table)
     max_prompt_length: int = 2048  # not stated in the paper
     # optimisation
@@ -75,11 +85,28 @@ class GRPOConfig:
             raise ValueError("train_batch_size must be a multiple of ppo_mini_batch_size")
         if self.temperature_schedule is not None:
             object.__setattr__(self, "temperature_schedule", tuple(tuple(s) for s in self.temperature_schedule))
+        object.__setattr__(self, "temperature_candidates", tuple(float(t) for t in self.temperature_candidates))
+        if self.temperature_rule not in ("fixed", "diversity"):
+            raise ValueError(f"temperature_rule must be 'fixed' or 'diversity', got {self.temperature_rule!r}")
+        if not self.temperature_candidates or min(self.temperature_candidates) <= 0:
+            raise ValueError("temperature_candidates must be positive temperatures")
+        if not 0 < self.target_diversity <= 1 or self.max_fluctuation <= 0 or self.probe_prompts < 1:
+            raise ValueError("need 0 < target_diversity <= 1, max_fluctuation > 0 and probe_prompts >= 1")
+        if self.diversity_window < 2 or self.min_stage_steps < self.diversity_window:
+            raise ValueError("need diversity_window >= 2 and min_stage_steps >= diversity_window")
         self.schedule()  # validates the stages (rejects ramps)
 
     def schedule(self) -> TemperatureSchedule:
         """The staged temperature schedule (a single stage at ``temperature`` by default)."""
-        return TemperatureSchedule.starting_at(self.temperature, self.temperature_schedule)
+        return TemperatureSchedule.starting_at(self.temperature, self.temperature_schedule,
+                                               min_stage_steps=self.min_stage_steps)
+
+    def diversity_controller(self):
+        """The T(D) controller for a run (:class:`~training.grpo.temperature_control.DiversityTemperature`)."""
+        from .temperature_control import DiversityTemperature
+
+        return DiversityTemperature(self.temperature_candidates, self.target_diversity, self.max_fluctuation,
+                                    window=self.diversity_window, min_stage_steps=self.min_stage_steps)
 
     @property
     def effective_mask_rho(self) -> float:

@@ -22,6 +22,20 @@ def _set_rollout_temperature(worker, temperature: float) -> float:
     return temperature
 
 
+def _set_validation_sampling(worker, temperature: float, n: int) -> tuple[float, int]:
+    with open_dict(worker.config):
+        worker.config.actor_rollout_ref.rollout.val_kwargs.temperature = temperature
+        worker.config.actor_rollout_ref.rollout.val_kwargs.n = n
+    return temperature, n
+
+
+def set_validation_sampling(manager, temperature: float, n: int) -> None:
+    """Sample validation-mode batches at ``temperature`` with ``n`` per prompt on every worker
+    (the T(D) probe borrows verl's validation path, then restores the evaluation settings)."""
+    ray.get([w.__ray_call__.remote(_set_validation_sampling, float(temperature), int(n))
+             for w in manager.agent_loop_workers])
+
+
 class StagedTemperatureAgentLoopManager(AgentLoopManagerTQ):
     def generate_sequences(self, prompts) -> None:
         if TEMPERATURE_KEY in prompts.keys():

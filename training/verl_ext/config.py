@@ -34,6 +34,9 @@ ALGORITHM_FIELDS = {
     "train_batch_size": "train_batch_size", "ppo_mini_batch_size": "ppo_mini_batch_size", "lr": "lr",
     "clip_ratio_low": "clip_low", "clip_ratio_high": "clip_high", "use_kl_loss": "use_kl_loss",
     "kl_loss_coef": "kl_coef", "rho": "mask_rho", "m": "mask_repeat_window", "mask_if": "mask_if",
+    "temperature_candidates": "temperature_candidates", "target_diversity": "target_diversity",
+    "max_fluctuation": "max_fluctuation", "probe_prompts": "probe_prompts",
+    "diversity_window": "diversity_window", "min_stage_steps": "min_stage_steps",
 }
 
 # Named profiles: algorithm sizes (GRPOConfig fields) and run sizes (TrainingConfig fields).
@@ -41,7 +44,9 @@ PROFILES: dict[str, dict[str, dict]] = {
     "paper": {"algorithm": {}, "run": {"steps": 300, "micro_batch_size_per_gpu": 4, "val_max_samples": -1}},
     "cpu-demo": {
         "algorithm": {"samples_per_query": 4, "max_prompt_length": 512, "max_response_length": 96,
-                      "train_batch_size": 2, "ppo_mini_batch_size": 2, "mask_repeat_window": 16},
+                      "train_batch_size": 2, "ppo_mini_batch_size": 2, "mask_repeat_window": 16,
+                      "temperature_candidates": (0.7, 0.9, 1.1), "probe_prompts": 2, "target_diversity": 0.8,
+                      "diversity_window": 2, "min_stage_steps": 2},
         "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 8},
     },
 }
@@ -76,6 +81,14 @@ class TrainingConfig:
     max_response_length: int | None = None
     temperature: float | None = None
     temperature_schedule: list[tuple[int, float]] | None = None  # staged [(first_step, T)], steps from 1
+    # auto: T(D) (the profile's rule) unless a temperature or a schedule is given, which then wins
+    temperature_rule: Literal["auto", "fixed", "diversity"] = "auto"
+    temperature_candidates: list[float] | None = None
+    target_diversity: float | None = None
+    max_fluctuation: float | None = None
+    probe_prompts: int | None = None
+    diversity_window: int | None = None
+    min_stage_steps: int | None = None
     rho: float | None = None
     m: int | None = None
     mask_if: Literal["incorrect", "correct"] = GRPOConfig.mask_if  # the launchpad offers the choice
@@ -105,24 +118,37 @@ class TrainingConfig:
             raise ValueError(f"unknown profile {self.profile!r}; choose one of {sorted(PROFILES)}")
         if self.temperature_schedule:
             self.temperature_schedule = [(int(s), float(t)) for s, t in self.temperature_schedule]
+        if self.temperature_candidates is not None:
+            self.temperature_candidates = [float(t) for t in self.temperature_candidates]
+        if self.temperature_rule == "auto":
+            typed = self.temperature is not None or bool(self.temperature_schedule)
+            self.temperature_rule = "fixed" if typed else self._base().temperature_rule
         algo = self.algorithm()  # validates every algorithm setting
         for name, attr in ALGORITHM_FIELDS.items():
             if getattr(self, name) is None:
-                setattr(self, name, algo.effective_mask_rho if name == "rho" else getattr(algo, attr))
+                value = algo.effective_mask_rho if name == "rho" else getattr(algo, attr)
+                setattr(self, name, list(value) if isinstance(value, tuple) else value)
         for name, value in PROFILES[self.profile]["run"].items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
 
     def algorithm(self) -> GRPOConfig:
         """The validated algorithm config: preset, then profile sizes, then this config's values."""
-        base = algorithm_preset(_PRESET_NAMES[self.preset]).replace(**PROFILES[self.profile]["algorithm"])
+        base = self._base()
         changes = {attr: getattr(self, name) for name, attr in ALGORITHM_FIELDS.items()
                    if getattr(self, name) is not None}
+        if self.temperature_rule != "auto":
+            changes["temperature_rule"] = self.temperature_rule
+        if self.temperature_candidates is not None:
+            changes["temperature_candidates"] = tuple(self.temperature_candidates)
         if self.rho is not None:
             changes["truncation_mask"] = self.rho > 0
         changes["mask_seed"] = self.seed
         changes["temperature_schedule"] = tuple(self.temperature_schedule) if self.temperature_schedule else None
         return base.replace(**changes)
+
+    def _base(self) -> GRPOConfig:
+        return algorithm_preset(_PRESET_NAMES[self.preset]).replace(**PROFILES[self.profile]["algorithm"])
 
     def resolved(self, name: str):
         return getattr(self, name)
@@ -230,6 +256,13 @@ class TrainingConfig:
             f"+microcoder.mask_if={self.mask_if}",
             f"+microcoder.seed={self.seed}",
             "+microcoder.temperature_schedule=" + _list([f"[{s},{t}]" for s, t in self.schedule()]),
+            f"+microcoder.temperature_rule={algo.temperature_rule}",
+            "+microcoder.temperature_candidates=" + _list(algo.temperature_candidates),
+            f"+microcoder.target_diversity={algo.target_diversity}",
+            f"+microcoder.max_fluctuation={algo.max_fluctuation}",
+            f"+microcoder.probe_prompts={algo.probe_prompts}",
+            f"+microcoder.diversity_window={algo.diversity_window}",
+            f"+microcoder.min_stage_steps={algo.min_stage_steps}",
         ]
         if cpu:
             ov += [

@@ -18,14 +18,24 @@ block of the verl config (rendered by :class:`training.verl_ext.config.TrainingC
   current stage: verl passes it to ``compute_log_prob`` and ``update_actor`` (logits / T), and
   the same T is attached to the generation batch for the agent-loop workers (see
   :mod:`training.verl_ext.agent_loop`), so sampling and training use one T.
+- Diversity-determined temperature T(D) (``microcoder.temperature_rule=diversity``): before step 1
+  the policy samples G responses for ``probe_prompts`` training prompts at each candidate T
+  (through verl's validation path, so the rollout replicas hold the current weights), distinct-4
+  per prompt is measured and :class:`~training.grpo.temperature_control.DiversityTemperature`
+  picks the starting T; after every step it sees the measured diversity and may switch stage,
+  logging why. Probe table, choice and switches go into the step metrics
+  (:mod:`training.verl_ext.temperature_metrics`). With ``fixed`` the typed schedule applies.
 - Metrics per step under ``microcoder/``: temperature, masked and eligible counts, truncation
   rate, output diversity (distinct-4 over each query's G responses), accuracy.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import uuid
 
+import numpy as np
 import torch
 import transfer_queue as tq
 from omegaconf import open_dict
@@ -35,8 +45,9 @@ from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
 from verl.utils import tensordict_utils as tu
 from verl.workers.utils.padding import response_to_nested
 
-from training.grpo.diversity import batch_output_diversity
+from training.grpo.diversity import batch_output_diversity, distinct_n
 from training.grpo.temperature import TemperatureSchedule
+from training.grpo.temperature_control import DiversityTemperature
 from training.grpo.truncation_mask import (
     conditional_truncation_mask,
     problem_sample_key,
@@ -44,10 +55,12 @@ from training.grpo.truncation_mask import (
     uniform_draws,
 )
 
-from . import trace
+from . import temperature_metrics, trace
+from .agent_loop import set_validation_sampling
 from .keys import TEMPERATURE_KEY
 
 TRAINER_MODE = "microcoder_sync"
+logger = logging.getLogger(__name__)
 
 
 def staged_temperature(schedule, step: int, default: float) -> float:
@@ -96,12 +109,76 @@ class MicroCoderTrainer(PPOTrainerSync):
     def _current_temperature(self) -> float:
         return float(self.config.actor_rollout_ref.rollout.temperature)
 
-    # -- staged temperature ----------------------------------------------------------------
-    def on_step_begin(self):
-        t = staged_temperature(self._mc("temperature_schedule"), self.global_steps, self._current_temperature())
+    def _set_temperature(self, t: float) -> None:
         with open_dict(self.config):
-            self.config.actor_rollout_ref.rollout.temperature = t
+            self.config.actor_rollout_ref.rollout.temperature = float(t)
+
+    # -- staged temperature: typed (fixed) or diversity-determined -------------------------
+    def _diversity_rule(self) -> bool:
+        return str(self._mc("temperature_rule", "fixed")) == "diversity"
+
+    def on_train_begin(self):
+        super().on_train_begin()
+        self._pending_metrics = {}
+        self._td = None
+        if self._diversity_rule():
+            self._td = DiversityTemperature(
+                [float(t) for t in self._mc("temperature_candidates")], float(self._mc("target_diversity")),
+                float(self._mc("max_fluctuation")), window=int(self._mc("diversity_window")),
+                min_stage_steps=int(self._mc("min_stage_steps")))
+            choice = self._td.choose(self._probe_diversity(self._td.candidates))
+            self._set_temperature(choice.temperature)
+            self._pending_metrics.update(temperature_metrics.choice_metrics(choice, self._td.target_diversity))
+            table = ", ".join(f"T={p.temperature:g}: {p.mean:.3f}±{p.spread:.3f}" for p in choice.probes)
+            logger.warning(f"T(D): probe {table}; training at T={choice.temperature:g} ({choice.reason})")
+
+    def on_step_begin(self):
+        if self._td is not None:
+            switch = self._td.switch_before(self.global_steps)
+            if switch is not None:
+                self._set_temperature(switch.to_t)
+                self._pending_metrics.update(temperature_metrics.switch_metrics(switch))
+                logger.warning(f"T(D): step {switch.step}: T {switch.from_t:g} -> {switch.to_t:g} ({switch.reason})")
+        else:
+            t = staged_temperature(self._mc("temperature_schedule"), self.global_steps, self._current_temperature())
+            self._set_temperature(t)
         return super().on_step_begin()
+
+    def _probe_diversity(self, candidates) -> dict[float, list[float]]:
+        """distinct-4 per probe prompt (pooled over its G responses) at each candidate T."""
+        from verl.utils.dataset.rl_dataset import collate_fn
+
+        rollout = self.config.actor_rollout_ref.rollout
+        k = min(int(self._mc("probe_prompts")), len(self.train_dataset))
+        rows = [self.train_dataset[i] for i in range(k)]
+        saved = (float(rollout.val_kwargs.temperature), int(rollout.val_kwargs.n))
+        out = {}
+        try:
+            for t in candidates:
+                set_validation_sampling(self.agent_loop_manager, t, int(rollout.n))
+                out[float(t)] = self._probe_once(collate_fn(rows))
+        finally:
+            set_validation_sampling(self.agent_loop_manager, *saved)
+        return out
+
+    def _probe_once(self, batch_dict: dict) -> list[float]:
+        """Sample every prompt of ``batch_dict`` G times (validation partition), score, clear."""
+        batch_dict["uid"] = np.array([str(uuid.uuid4()) for _ in range(len(batch_dict["raw_prompt"]))], dtype=object)
+        batch = tu.get_tensordict(batch_dict)
+        tu.assign_non_tensor_data(batch, "global_steps", self.global_steps)
+        tu.assign_non_tensor_data(batch, "validate", True)
+        tags = [{"is_prompt": True, "status": "pending", "global_steps": self.global_steps} for _ in range(len(batch))]
+        tq.kv_batch_put(keys=list(batch["uid"]), partition_id="val", tags=tags)
+        self.agent_loop_manager.generate_sequences(batch)
+        meta, _ = self.replay_buffer.sample(global_steps=self.global_steps, partition_id="val", batch_size=len(batch))
+        data = tq.kv_batch_get(keys=meta.keys, partition_id=meta.partition_id,
+                               select_fields=["responses", "response_mask"]).to_padded_tensor()
+        groups: dict[str, list[list[int]]] = {}
+        for key, row, n in zip(meta.keys, data["responses"].tolist(), data["response_mask"].sum(-1).tolist()):
+            groups.setdefault(str(key).rsplit("_", 2)[0], []).append(row[: int(n)])
+        tq.kv_clear(keys=meta.keys, partition_id=meta.partition_id)
+        values = [distinct_n(g, 4) for g in groups.values()]
+        return [v for v in values if not math.isnan(v)]
 
     def _next_train_batch(self, num_prompts=None):
         batch = super()._next_train_batch(num_prompts)
@@ -137,6 +214,10 @@ class MicroCoderTrainer(PPOTrainerSync):
         if trace.trace_dir() is not None:
             self._trace(step, keys, eligible, masked, uniform_draws(seed, step, keys), before, after, td, rewards)
         diversity = batch_output_diversity(responses, lengths, uids, n=4)
+        if getattr(self, "_td", None) is not None and not math.isnan(diversity):
+            self._td.observe(step, diversity)
+        metrics.update(getattr(self, "_pending_metrics", {}))
+        self._pending_metrics = {}
         metrics.update({
             "microcoder/temperature": self._current_temperature(),
             "microcoder/masked_count": int(masked.sum()),
