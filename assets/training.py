@@ -11,6 +11,7 @@ from pipeline.paths import PROJECT_ROOT, data_root
 from assets.metadata import training_curves_metadata
 from assets.resources import RayClusterResource
 from training.verl_ext.config import TrainingConfig
+from training.verl_ext.temperature_metrics import temperature_report
 
 GROUP = "training"
 
@@ -42,6 +43,19 @@ def parse_schedule(text: str) -> list[tuple[int, float]] | None:
         return [(int(step), float(t)) for step, t in (part.split(":") for part in text.split(","))]
     except ValueError as err:
         raise dg.Failure(f"temperature_schedule must look like '1:0.8,50:1.2', got {text!r}") from err
+
+
+def temperature_metadata(steps: list[dict]) -> dict:
+    """T(D) as metadata: probe table (T -> diversity, spread), the chosen T and every switch."""
+    report = temperature_report(steps)
+    if not report:
+        return {"temperature_rule": "fixed"}
+    rows = "\n".join(f"| {p['temperature']:g} | {p.get('diversity', float('nan')):.3f} | "
+                     f"{p.get('spread', float('nan')):.3f} |" for p in report["probe"])
+    return {"temperature_rule": "diversity", "temperature_chosen": report["chosen"],
+            "temperature_target_diversity": report["target_diversity"],
+            "temperature_probe": dg.MetadataValue.md("| T | diversity | spread |\n|---|---|---|\n" + rows),
+            "temperature_switches": dg.MetadataValue.json(report["switches"])}
 
 
 def training_config(config: TrainingRunConfig, manifest: pl.DataFrame, run_id: str) -> TrainingConfig:
@@ -88,6 +102,7 @@ def grpo_training_run(
         **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"
         "metrics_per_step": dg.MetadataValue.json(steps),
         **training_curves_metadata([m["metrics"] for m in steps]),
+        **temperature_metadata(steps),
     }
     result = invocation.get_materialize_result()
     return dg.MaterializeResult(metadata={**(result.metadata or {}), **metadata})
