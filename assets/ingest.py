@@ -9,6 +9,7 @@ from assets.metadata import length_metadata, rejects_metadata, table_metadata
 from assets.resources import SamplerResource, TranslationResource
 from assets.sources import source_partitions, spec_for
 from pipeline.process import process_rows
+from pipeline.process.checkers import checker_counts
 from pipeline.schema import PROBLEM_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA
 from pipeline.sources import collect
 
@@ -48,5 +49,6 @@ def process_source(context: dg.AssetExecutionContext, raw_problems: pl.DataFrame
     rows = to_frame(result.rows, PROCESSED_SCHEMA)
     rejects = to_frame(result.rejects, REJECT_SCHEMA)
     context.log.info(f"{context.partition_key}: {raw_problems.height} rows -> {rows.height} kept, {rejects.height} rejected")
-    yield dg.Output(rows, "processed_problems", metadata={**table_metadata(rows), **length_metadata(rows), "input_rows": raw_problems.height})
+    yield dg.Output(rows, "processed_problems", metadata={**table_metadata(rows), **length_metadata(rows), "input_rows": raw_problems.height,
+                                                         "checkers": dg.MetadataValue.json(checker_counts(result.rows))})
     yield dg.Output(rejects, "process_rejects", metadata=rejects_metadata(rejects))

@@ -14,6 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
+from evaluator import checkers
 from evaluator.pool import WorkerPool, shared_pool
 from evaluator.sandbox import SETUP_FAILED
 
@@ -177,7 +178,10 @@ def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s:
         cmp = _compare()
         if kind == "stdin":
             stdout = raw["candidate"]["stdout"]
-            if tests.get("checker"):
+            if checkers.is_named(tests.get("checker")):
+                ok, msg = checkers.check(tests["checker"], case["output"], stdout)
+                verdict = "accepted" if ok else "wrong_answer"
+            elif tests.get("checker"):
                 verdict, msg = _run_checker(worker, tests, case, stdout, timeout_s, memory_mb, deadline)
             else:
                 ok = cmp.compare_stdout(case["output"], stdout, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol)

@@ -83,6 +83,18 @@ def completeness_step(row: Row) -> Row:
     return row
 
 
+def checker_step(row: Row) -> Row:
+    """A standard checker where the statement says unambiguously which answers are accepted."""
+    from pipeline.process.checkers import derive_checker
+
+    tests = Tests.from_json(row["tests"])
+    derived = derive_checker(row.get("statement"), tests)
+    if derived is not None:
+        tests.checker = derived[0]
+        row["tests"] = tests.to_json()
+    return row
+
+
 def language_step(row: Row) -> Row:
     """Detected base language code of the cleaned statement (fast path + seeded langdetect)."""
     row["language"] = detect_language(row["statement"])
@@ -90,4 +102,4 @@ def language_step(row: Row) -> Row:
     return row
 
 
-DEFAULT_STEPS = (clean_statement_step, canonical_tests_step, completeness_step, language_step)
+DEFAULT_STEPS = (clean_statement_step, canonical_tests_step, completeness_step, checker_step, language_step)
