@@ -13,7 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pipeline.process.checkers import derive_checker  # noqa: E402
 from pipeline.process.tests_format import TestsFormatError, normalize_tests  # noqa: E402
+from pipeline.schema import Tests  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 
 SETS = ("humaneval", "mbpp", "leetcode", "taco", "humaneval_xl", "kodcode")
@@ -33,7 +35,9 @@ def _items(name: str):
             continue  # e.g. TACO problems whose statement had no parsable example
         if (tests["kind"] != "assert" and not tests["cases"]) or not row["solutions"]:
             continue
-        base = {"set": name, "tests": tests, "special_judge": bool(meta.get("special_judge"))}
+        derived = derive_checker(row["statement"], Tests.from_dict(tests))
+        base = {"set": name, "tests": tests, "special_judge": bool(meta.get("special_judge")),
+                "derived_checker": derived[0] if derived else None}
         yield {**base, "id": f"{name}/{row['source_id']}", "code": row["solutions"][0], "expect_pass": True}
         for j, code in enumerate(row["incorrect_solutions"]):
             yield {**base, "set": f"{name}_incorrect", "id": f"{name}/{row['source_id']}/bad{j}", "code": code,
