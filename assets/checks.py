@@ -1,6 +1,8 @@
 """Asset checks: the dataset's promises, checked on every materialization."""
 
 
+import json
+
 import dagster as dg
 import polars as pl
 
@@ -28,6 +30,30 @@ def verified_problems_have_tests(verified_problems: pl.DataFrame) -> dg.AssetChe
         return dg.AssetCheckResult(passed=True, metadata={"checked": 0})
     short = verified_problems.filter(pl.col("verified") & (pl.col("num_tests") < minimum))
     return dg.AssetCheckResult(passed=short.height == 0, metadata={"min_tests": minimum, "violations": short.height})
+
+
+@dg.asset_check(asset="verified_problems", description="Test strength is null exactly when no known-incorrect program ran, and weak_tests marks every survivor.")
+def verified_problems_test_strength_consistent(verified_problems: pl.DataFrame) -> dg.AssetCheckResult:
+    if not verified_problems.height or "incorrect_run" not in verified_problems.columns:
+        return dg.AssetCheckResult(passed=True, metadata={"checked": 0})
+    run, rejected = pl.col("incorrect_run").fill_null(0), pl.col("incorrect_rejected").fill_null(0)
+    bad = verified_problems.filter(
+        ((run == 0) != pl.col("test_strength").is_null())
+        | ((run > 0) & ((pl.col("test_strength") - rejected / run).abs() > 1e-3))
+        | (pl.col("weak_tests").fill_null(False) != (rejected < run))
+    )
+    return dg.AssetCheckResult(passed=bad.height == 0, metadata={"violations": bad.height, "examples": str(bad["problem_id"].head(5).to_list())})
+
+
+@dg.asset_check(asset="verified_problems", description="A derived time limit is never below the CPU time its slowest reference needed.")
+def verified_time_limits_cover_references(verified_problems: pl.DataFrame) -> dg.AssetCheckResult:
+    if not verified_problems.height or "reference_cpu_s" not in verified_problems.columns:
+        return dg.AssetCheckResult(passed=True, metadata={"checked": 0})
+    measured = verified_problems.filter(pl.col("reference_cpu_s").is_not_null())
+    limits = [json.loads(t).get("time_limit_s") for t in measured["tests"].to_list()]
+    short = [pid for pid, cpu, limit in zip(measured["problem_id"].to_list(), measured["reference_cpu_s"].to_list(), limits)
+             if limit is None or limit < cpu]
+    return dg.AssetCheckResult(passed=not short, metadata={"checked": measured.height, "violations": len(short), "examples": str(short[:5])})
 
 
 @dg.asset_check(asset="curated_problems", description="No kept problem shares a benchmark n-gram (LiveCodeBench, HumanEval, MBPP test).")

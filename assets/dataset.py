@@ -16,7 +16,7 @@ from pipeline.paths import data_root
 from pipeline.samplers.prompts import build_messages
 from pipeline.schema import PROCESSED_SCHEMA, REJECT_SCHEMA, VERIFIED_SCHEMA
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
-from pipeline.verify import VerifyConfig, verify_rows
+from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_rows
 
 GROUP = "dataset"
 ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})
@@ -58,8 +58,8 @@ def curate_problems(context: dg.AssetExecutionContext, config: CurationRunConfig
 
 @dg.multi_asset(
     outs={
-        "verified_problems": dg.AssetOut(description="Problems whose tests a reference solution passes; contradicting tests dropped.", automation_condition=EAGER),
-        "verification_rejects": dg.AssetOut(description="Problems no reference passes, with the failing verdicts.", automation_condition=EAGER),
+        "verified_problems": dg.AssetOut(description="Problems whose tests a reference solution passes; contradicting tests dropped, time limits from the references, test strength from known-wrong programs.", automation_condition=EAGER),
+        "verification_rejects": dg.AssetOut(description="Problems no reference passes, with several valid answers and no checker, or with tests a known-wrong program passes.", automation_condition=EAGER),
     },
     group_name=GROUP,
 )
@@ -67,7 +67,12 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
     result = verify_rows(to_rows(curated_problems), to_dataclass(VerifyConfig, config), progress=context.log.info)
     kept = to_frame(result.rows, VERIFIED_SCHEMA)
     rejects = to_frame(result.rejects, REJECT_SCHEMA)
-    yield dg.Output(kept, "verified_problems", metadata={**table_metadata(kept), "stats": dg.MetadataValue.json(result.stats)})
+    strength = strength_by_source(result.rows, result.rejects)
+    yield dg.Output(kept, "verified_problems", metadata={
+        **table_metadata(kept), "stats": dg.MetadataValue.json(result.stats),
+        "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),
+        "test_strength_by_source_json": dg.MetadataValue.json(strength),
+    })
     yield dg.Output(rejects, "verification_rejects", metadata=rejects_metadata(rejects))
 
 
@@ -129,6 +134,8 @@ def microcoder_dataset(
     card = card_markdown(
         {"verified": verified_problems.height, "released": len(kept), "out_of_pass_rate_window": len(rows) - len(kept)},
         dict(rejects), sources, dict(histogram), written.counts, figures=figures,
+        test_strength=strength_markdown(strength_by_source(
+            to_rows(verified_problems), to_rows(rejected_problems.filter(pl.col("stage") == "verify")) if rejected_problems.height else [])),
     )
     card_url = write_card(out_dir, card)
     manifest = pl.DataFrame(

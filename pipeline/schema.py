@@ -114,6 +114,13 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("num_dropped_tests", pa.int64()),
     pa.field("dropped_tests", pa.string()),  # JSON list of the dropped cases
     pa.field("verify_time_s", pa.float64()),
+    pa.field("multiple_answers", pa.bool_()),  # references disagree; kept only with a checker
+    pa.field("reference_cpu_s", pa.float64()),  # slowest passing reference, slowest case: gives tests.time_limit_s
+    pa.field("incorrect_run", pa.int64()),  # known-incorrect programs run on the verified tests
+    pa.field("incorrect_rejected", pa.int64()),
+    pa.field("test_strength", pa.float64()),  # rejected / run; null when the problem has no wrong programs
+    pa.field("incorrect_survivors", pa.string()),  # JSON list of incorrect_solutions indices the tests accept
+    pa.field("weak_tests", pa.bool_()),  # some known-incorrect program passes (kept only with weak_tests="mark")
 ]
 VERIFIED_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import fsspec
 import pyarrow as pa
@@ -28,6 +28,11 @@ SPLITS = ("train", "test")
 
 @dataclass
 class ShardConfig:
+    # test split: "heldout" = LiveCodeBench (pipeline.heldout: never trained on, date-split on the
+    # hub release); "hash" = a random test_fraction of the released problems (only if asked for)
+    eval_split: Literal["heldout", "hash"] = "heldout"
+    heldout_after: str = ""  # ISO contest date: held-out problems from this date on ("" = all)
+    heldout_hub: bool = False  # the hub release (platform, difficulty, dates) instead of the local copy
     test_fraction: float = 0.1
     split_seed: str = "microcoder"
     max_rows_per_shard: int = 100_000
@@ -59,11 +64,13 @@ def _write(table: pa.Table, url: str) -> None:
         pq.write_table(table, handle, compression="zstd")
 
 
-def to_verl_row(row: dict[str, Any], split: str, index: int, build_messages: Callable[..., list[dict[str, str]]]) -> dict[str, Any]:
-    """One row in verl's RL layout; the reward reads the canonical tests from ``ground_truth``."""
+def to_verl_row(row: dict[str, Any], split: str, index: int, build_messages: Callable[..., list[dict[str, str]]],
+                data_source: str | None = None) -> dict[str, Any]:
+    """One row in verl's RL layout; the reward reads the canonical tests from ``ground_truth``.
+    ``data_source`` (default ``microcoder/<source>``) is the group verl reports validation by."""
     tests = Tests.from_json(row["tests"])
     return {
-        "data_source": f"microcoder/{row['source']}",
+        "data_source": data_source or f"microcoder/{row['source']}",
         "prompt": build_messages(row["statement"], row.get("starter_code"), tests.kind, tests.fn_name),
         "ability": ABILITY,
         "reward_model": {"style": "rule", "ground_truth": row["tests"]},
@@ -74,6 +81,8 @@ def to_verl_row(row: dict[str, Any], split: str, index: int, build_messages: Cal
             "source": row["source"],
             "difficulty": row.get("difficulty"),
             "pass_rate": row.get("pass_rate"),
+            "test_kind": tests.kind,
+            "contest_date": row.get("contest_date"),
         },
     }
 
@@ -90,13 +99,21 @@ def write_dataset(
     out_dir: str,
     build_messages: Callable[..., list[dict[str, str]]],
     config: ShardConfig | None = None,
+    heldout: list[dict[str, Any]] | None = None,
 ) -> WrittenDataset:
+    """``heldout``: the evaluation rows (``pipeline.heldout.heldout_rows``) for ``eval_split="heldout"``:
+    they are the test split and every released row trains; ``"hash"`` splits the released rows."""
+    from pipeline.heldout import eval_group
+
     config = config or ShardConfig()
     out_dir = out_dir.rstrip("/")
     by_split: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
+    hashed = config.eval_split == "hash"
     for row in sorted(rows, key=lambda r: r["problem_id"]):
-        split = split_of(row["problem_id"], config.test_fraction, config.split_seed)
+        split = split_of(row["problem_id"], config.test_fraction, config.split_seed) if hashed else "train"
         by_split[split].append({**row, "split": split})
+    if not hashed:
+        by_split["test"] = [{**row, "split": "test"} for row in sorted(heldout or [], key=lambda r: r["problem_id"])]
     files: dict[str, list[str]] = {}
     verl_files: dict[str, str] = {}
     for split, split_rows in by_split.items():
@@ -107,7 +124,9 @@ def write_dataset(
             url = f"{out_dir}/data/{split}-{number:05d}-of-{len(shards):05d}.parquet"
             _write(shard, url)
             files[split].append(url)
-        verl_rows = [to_verl_row(row, split, i, build_messages) for i, row in enumerate(split_rows)]
+        verl_rows = [to_verl_row(row, split, i, build_messages,
+                                 eval_group(row) if split == "test" and not hashed else None)
+                     for i, row in enumerate(split_rows)]
         verl_table = pa.Table.from_pylist(verl_rows) if verl_rows else pa.table({"data_source": pa.array([], pa.string())})
         verl_files[split] = f"{out_dir}/verl/{split}.parquet"
         _write(verl_table, verl_files[split])
@@ -166,8 +185,12 @@ def card_markdown(
     difficulty_histogram: dict[str, int],
     split_counts: dict[str, int],
     figures: dict[str, str] | None = None,
+    test_strength: str | None = None,
 ) -> str:
-    """The dataset card body: what went in, what was rejected and why, what came out."""
+    """The dataset card body: what went in, what was rejected and why, what came out.
+
+    ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source).
+    """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -193,6 +216,7 @@ def card_markdown(
         "## Rejects per reason",
         table(("reason", "rows"), sorted(rejects_per_reason.items(), key=lambda kv: -kv[1])),
         "",
+        *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
         "## Difficulty (model pass rate)",
         table(("bucket", "rows"), list(difficulty_histogram.items())),
         "",

@@ -1,32 +1,56 @@
-"""Verify: run every reference solution on every test and keep only tests the references agree with.
+"""Verify: run the references on every test, keep the tests they agree with, and measure the tests.
 
 A problem is verified when at least one reference passes all its tests. A test case that fails
 for a reference which passes every other case is a bad test (the references are trusted more
 than a single contradicting case): it is dropped and recorded. Problems no reference passes are
 rejected with the failing verdicts attached.
+
+Three more questions, because a test suite is only as good as what it accepts and rejects:
+
+* several valid answers: two references that each pass most tests but print different outputs
+  (not equal under the evaluator's robust comparison) for one input mean the problem accepts
+  several answers; without a checker it is rejected ``multiple_valid_answers``, since exact
+  tests would punish valid output;
+* time limits: each passing reference's CPU time per test gives ``time_limit_s`` (the larger of
+  ``min_time_limit_s`` and ``time_limit_factor`` x the slowest, capped by the source's limit), so
+  a looping candidate fails in about a second instead of the 6 s default;
+* test strength: the known-incorrect programs run on the verified tests under that limit; a
+  problem whose tests accept one is ``weak_tests`` (rejected, or kept and marked).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pipeline.schema import Tests, make_reject
 
 STAGE = "verify"
+CLEAN_VERDICTS = ("accepted", "wrong_answer")  # the program ran to the end: its output is an answer
+PROGRAM_CHARS = 4000  # a surviving wrong program kept in a reject's detail
 
 
 @dataclass
 class VerifyConfig:
     require_reference: bool = False  # False: problems without references stay, verified = false
-    max_references: int = 3  # references tried per problem (the first ones)
+    max_references: int = 10  # references tried per problem (the first ones)
     min_tests: int = 1  # a problem left with fewer tests after dropping bad ones is rejected
-    timeout_s: float | None = None  # per test when the test has no time limit
+    timeout_s: float | None = None  # per test for the references when the test has no time limit
     memory_mb: int = 2048
     workers: int | None = None
+    # several valid answers: references passing at least this fraction of cases are compared
+    min_pass_fraction: float = 0.5
+    # time limits derived from the references' CPU time
+    derive_time_limits: bool = True
+    time_limit_factor: float = 3.0
+    min_time_limit_s: float = 1.0
+    # test strength: known-incorrect programs run on the verified tests
+    max_incorrect: int = 10  # 0: none run
+    weak_tests: Literal["reject", "mark"] = "reject"
 
 
 @dataclass
@@ -45,6 +69,15 @@ def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any
     return jobs
 
 
+def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
+    """Evaluator jobs for the known-incorrect programs, on each kept row's final tests."""
+    jobs = []
+    for row in rows:
+        for index, code in enumerate((row.get("incorrect_solutions") or [])[: config.max_incorrect]):
+            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": json.loads(row["tests"])})
+    return jobs
+
+
 def failing_cases(result: dict[str, Any], num_cases: int) -> set[int]:
     """Indices of cases a reference failed (all of them when the evaluator gave no per-case list)."""
     cases = result.get("cases") or []
@@ -53,8 +86,61 @@ def failing_cases(result: dict[str, Any], num_cases: int) -> set[int]:
     return {i for i, case in enumerate(cases) if case.get("verdict") != "accepted"}
 
 
+def same_answer(kind: str, a: str, b: str) -> bool:
+    """Two programs' outputs are the same answer under the evaluator's robust comparison (either way)."""
+    from evaluator.compare import compare_stdout, compare_values
+
+    compare = compare_stdout if kind == "stdin" else compare_values
+    return a == b or compare(a, b) or compare(b, a)
+
+
+def answer_disagreement(tests: Tests, results: list[dict[str, Any]], min_pass_fraction: float) -> dict[str, Any] | None:
+    """The first input on which two trusted references print different answers, or None.
+
+    A reference is trusted when it passes at least ``min_pass_fraction`` of the cases; only runs
+    that ended cleanly (accepted or wrong answer) are compared, so a crash is never an "answer".
+    """
+    if tests.kind == "assert" or len(results) < 2 or not tests.cases:
+        return None
+    num_cases = len(tests.cases)
+    trusted = [
+        (i, r["cases"]) for i, r in enumerate(results)
+        if len(r.get("cases") or []) == num_cases
+        and sum(c.get("verdict") == "accepted" for c in r["cases"]) >= min_pass_fraction * num_cases
+    ]
+    for case in range(num_cases):
+        answers = [(i, cases[case]["output"]) for i, cases in trusted
+                   if cases[case].get("verdict") in CLEAN_VERDICTS and isinstance(cases[case].get("output"), str)]
+        for i, a in answers[1:]:
+            j, b = answers[0]
+            if not same_answer(tests.kind, b, a):
+                return {"case": case, "references": [j, i], "outputs": [b[:200], a[:200]]}
+    return None
+
+
+def reference_cpu_s(results: list[dict[str, Any]], failures: list[set[int]], keep: set[int], num_cases: int) -> float | None:
+    """CPU time of the slowest passing reference on its slowest kept case (None: nothing measured)."""
+    slowest = None
+    for result, failed in zip(results, failures):
+        cases = result.get("cases") or []
+        if failed & keep or len(cases) != num_cases:
+            continue
+        times = [c["cpu_s"] for i, c in enumerate(cases) if i in keep and c.get("cpu_s") is not None]
+        if times:
+            slowest = max(times) if slowest is None else max(slowest, max(times))
+    return slowest
+
+
+def derived_time_limit(slowest_cpu_s: float, source_limit_s: float | None, config: VerifyConfig) -> float:
+    """``max(min, factor x slowest)``, capped by the source's limit unless a reference needs more."""
+    limit = max(config.min_time_limit_s, config.time_limit_factor * slowest_cpu_s)
+    if source_limit_s and slowest_cpu_s <= source_limit_s:
+        limit = min(limit, source_limit_s)
+    return math.ceil(round(limit * 100, 6)) / 100  # up to the next 10 ms (round: 3 x 0.8 is 2.4000000000000004)
+
+
 def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The verified row (tests possibly trimmed) or a reject, from the references' results."""
+    """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
     tests = Tests.from_json(row["tests"])
     num_cases = max(1, len(tests.cases)) if tests.kind != "assert" else 1
     failures = [failing_cases(result, num_cases) for result in results]
@@ -65,6 +151,7 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
         bad = {next(iter(f)) for f in failures if len(f) == 1}
     remaining = [case for i, case in enumerate(tests.cases) if i not in bad]
     verified = bool(results) and (passed > 0 or any(f and f <= bad for f in failures))
+    disagreement = answer_disagreement(tests, results, config.min_pass_fraction)
     columns = {
         "references_run": len(results),
         "references_passed": passed,  # passed every original test
@@ -72,19 +159,114 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
         "dropped_tests": json.dumps([{"index": i, **tests.cases[i].__dict__} for i in sorted(bad)], ensure_ascii=False),
         "num_dropped_tests": len(bad),
         "verify_time_s": round(sum(float(r.get("time_s") or 0.0) for r in results), 4),
+        "multiple_answers": disagreement is not None,
+        "reference_cpu_s": None,
     }
+    reject = lambda reason, detail=None: (None, make_reject(  # noqa: E731
+        row["source"], STAGE, reason, source_id=row["source_id"], problem_id=row["problem_id"], detail=detail, record=row))
     if not results:
-        if config.require_reference:
-            return None, make_reject(row["source"], STAGE, "no_reference", source_id=row["source_id"], problem_id=row["problem_id"], record=row)
-        return {**row, **columns, "verified": False}, None
+        return reject("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
     if not verified:
         verdicts = [{"reference": i, "verdict": r.get("verdict"), "failed_cases": sorted(f)[:20]} for i, (r, f) in enumerate(zip(results, failures))]
-        return None, make_reject(row["source"], STAGE, "no_reference_passes", source_id=row["source_id"], problem_id=row["problem_id"], detail=json.dumps(verdicts), record=row)
+        return reject("no_reference_passes", json.dumps(verdicts))
     if tests.kind != "assert" and len(remaining) < config.min_tests:
-        return None, make_reject(row["source"], STAGE, "too_few_tests_after_verify", source_id=row["source_id"], problem_id=row["problem_id"], detail=f"{len(remaining)} left", record=row)
-    if bad:
+        return reject("too_few_tests_after_verify", f"{len(remaining)} left")
+    if disagreement is not None and not tests.checker:
+        return reject("multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False))
+    keep = set(range(num_cases)) - bad
+    slowest = reference_cpu_s(results, failures, keep, num_cases)
+    columns["reference_cpu_s"] = slowest
+    if bad or (config.derive_time_limits and slowest is not None):
         tests = Tests(**{**tests.to_dict(), "cases": remaining})
+        if config.derive_time_limits and slowest is not None:
+            tests.time_limit_s = derived_time_limit(slowest, tests.time_limit_s, config)
     return {**row, **columns, "tests": tests.to_json(), "num_tests": tests.count, "verified": True}, None
+
+
+def judge_strength(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Test strength from the known-incorrect programs' results; a weak problem is rejected or marked.
+
+    An ``internal_error`` says nothing about the tests, so that run is not counted.
+    """
+    counted = [(int(job_index), r) for job_index, r in results if r.get("verdict") != "internal_error"]
+    survivors = [index for index, r in counted if r.get("passed")]
+    columns = {
+        "incorrect_run": len(counted),
+        "incorrect_rejected": len(counted) - len(survivors),
+        "test_strength": round((len(counted) - len(survivors)) / len(counted), 4) if counted else None,
+        "incorrect_survivors": json.dumps(survivors),
+        "weak_tests": bool(survivors),
+    }
+    if survivors and config.weak_tests == "reject":
+        program = (row.get("incorrect_solutions") or [])[survivors[0]]
+        detail = {"incorrect_index": survivors[0], "program": program[:PROGRAM_CHARS], "survivors": survivors, "run": len(counted)}
+        return None, make_reject(row["source"], STAGE, "weak_tests", source_id=row["source_id"], problem_id=row["problem_id"],
+                                 detail=json.dumps(detail, ensure_ascii=False), record=row)
+    return {**row, **columns}, None
+
+
+def strength_by_source(rows: list[dict[str, Any]], rejects: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+    """Per source: what the dataset card and the asset metadata show about the tests.
+
+    Problems kept; how many (kept or rejected) have known-wrong programs; programs run and
+    rejected; mean test strength over the problems that have some (never counting the others as
+    1.0); weak problems kept (marked) and rejected; problems rejected for several valid answers;
+    the median derived time limit.
+    """
+    out: dict[str, dict[str, Any]] = {}
+
+    def entry(source: str) -> dict[str, Any]:
+        return out.setdefault(source, {"kept": 0, "with_incorrect": 0, "incorrect_run": 0, "incorrect_rejected": 0,
+                                       "mean_strength": None, "weak_kept": 0, "weak_rejected": 0,
+                                       "multiple_valid_answers_rejected": 0, "time_limit_s_median": None,
+                                       "_strengths": [], "_limits": []})
+
+    for row in rows:
+        e = entry(row["source"])
+        e["kept"] += 1
+        if row.get("incorrect_run"):
+            e["with_incorrect"] += 1
+            e["incorrect_run"] += int(row["incorrect_run"])
+            e["incorrect_rejected"] += int(row.get("incorrect_rejected") or 0)
+            e["_strengths"].append(float(row["test_strength"]))
+            e["weak_kept"] += bool(row.get("weak_tests"))
+        if row.get("reference_cpu_s") is not None and row.get("tests"):
+            e["_limits"].append(json.loads(row["tests"]).get("time_limit_s"))
+    for reject in rejects:
+        if reject.get("reason") == "multiple_valid_answers":
+            entry(reject["source"])["multiple_valid_answers_rejected"] += 1
+        if reject.get("reason") == "weak_tests":
+            e = entry(reject["source"])
+            detail = json.loads(reject.get("detail") or "{}")
+            run, survived = int(detail.get("run", 0)), len(detail.get("survivors", []))
+            e["with_incorrect"] += 1
+            e["weak_rejected"] += 1
+            e["incorrect_run"] += run
+            e["incorrect_rejected"] += run - survived
+            if run:
+                e["_strengths"].append(1 - survived / run)
+    for e in out.values():
+        strengths, limits = e.pop("_strengths"), sorted(x for x in e.pop("_limits") if x is not None)
+        e["mean_strength"] = round(sum(strengths) / len(strengths), 4) if strengths else None
+        e["time_limit_s_median"] = limits[len(limits) // 2] if limits else None
+    return dict(sorted(out.items()))
+
+
+STRENGTH_COLUMNS = (
+    ("kept", "kept"), ("with_incorrect", "with wrong programs"), ("incorrect_run", "wrong programs run"),
+    ("incorrect_rejected", "rejected by the tests"), ("mean_strength", "mean test strength"),
+    ("weak_kept", "weak, kept (marked)"), ("weak_rejected", "weak, rejected"),
+    ("multiple_valid_answers_rejected", "several valid answers, rejected"), ("time_limit_s_median", "median time limit (s)"),
+)
+
+
+def strength_markdown(summary: dict[str, dict[str, Any]]) -> str:
+    """``strength_by_source`` as a markdown table (a missing strength reads "n/a", never 1.0)."""
+    lines = ["| source | " + " | ".join(title for _, title in STRENGTH_COLUMNS) + " |", "|---|" + "---|" * len(STRENGTH_COLUMNS)]
+    for source, e in summary.items():
+        cells = ["n/a" if e.get(key) is None else str(e[key]) for key, _ in STRENGTH_COLUMNS]
+        lines.append(f"| {source} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 Evaluate = Callable[..., list[dict[str, Any]]]
@@ -97,7 +279,8 @@ def verify_rows(
     evaluate_many: Evaluate | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> VerifyResult:
-    """Verify ``rows`` with the evaluator, in parallel across all (problem, reference) pairs."""
+    """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then the
+    known-incorrect programs on the tests that survived, under the derived time limits."""
     config = config or VerifyConfig()
     if evaluate_many is None:
         from evaluator import evaluate_many
@@ -105,8 +288,11 @@ def verify_rows(
     jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} problems: {len(jobs)} reference runs")
+    # outputs are only needed where two references can be compared
+    keep_output = any(len((row.get("solutions") or [])[: config.max_references]) > 1 for row in rows)
     results = evaluate_many(
-        jobs, workers=config.workers, timeout_s=config.timeout_s, memory_mb=config.memory_mb, stop_on_first_failure=False
+        jobs, workers=config.workers, timeout_s=config.timeout_s, memory_mb=config.memory_mb,
+        stop_on_first_failure=False, keep_output=keep_output,
     ) if jobs else []
     by_problem: dict[str, list[dict[str, Any]]] = {}
     for job, result in zip(jobs, results):
@@ -115,17 +301,49 @@ def verify_rows(
     for row in rows:
         verified, reject = decide(row, by_problem.get(row["problem_id"], []), config)
         (kept if verified is not None else rejects).append(verified if verified is not None else reject)
+    references_s = time.monotonic() - start
+
+    wrong_jobs = plan_incorrect(kept, config)
+    if progress and wrong_jobs:
+        progress(f"test strength: {len(wrong_jobs)} known-incorrect programs on {len(kept)} kept problems")
+    wrong_results = evaluate_many(
+        wrong_jobs, workers=config.workers, timeout_s=None, memory_mb=config.memory_mb, stop_on_first_failure=True,
+    ) if wrong_jobs else []
+    wrong_by_problem: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for job, result in zip(wrong_jobs, wrong_results):
+        pid, index = job["id"].rsplit(":w", 1)
+        wrong_by_problem.setdefault(pid, []).append((index, result))
+    final = []
+    for row in kept:
+        judged, reject = judge_strength(row, wrong_by_problem.get(row["problem_id"], []), config)
+        if judged is not None:
+            final.append(judged)
+        else:
+            rejects.append(reject)
     elapsed = time.monotonic() - start
+    limits = sorted(json.loads(r["tests"]).get("time_limit_s") or 0.0 for r in final if r.get("reference_cpu_s") is not None)
+    reasons: dict[str, int] = {}
+    for r in rejects:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
     stats = {
         "problems": len(rows),
         "reference_runs": len(jobs),
-        "verified": sum(1 for r in kept if r.get("verified")),
-        "unverified_kept": sum(1 for r in kept if not r.get("verified")),
+        "incorrect_runs": len(wrong_jobs),
+        "verified": sum(1 for r in final if r.get("verified")),
+        "unverified_kept": sum(1 for r in final if not r.get("verified")),
         "rejected": len(rejects),
-        "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in kept),
+        "rejects_by_reason": reasons,
+        "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
+        "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
+        "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
+        "derived_time_limits": len(limits),
+        "time_limit_s_median": limits[len(limits) // 2] if limits else None,
+        "time_limit_s_max": limits[-1] if limits else None,
+        "references_seconds": round(references_s, 2),
+        "incorrect_seconds": round(elapsed - references_s, 2),
         "seconds": round(elapsed, 2),
         "problems_per_s": round(len(rows) / elapsed, 2) if elapsed else None,
     }
     if progress:
         progress(f"verified {stats['verified']}/{len(rows)} in {elapsed:.1f}s ({stats['problems_per_s']} problems/s)")
-    return VerifyResult(kept, rejects, stats)
+    return VerifyResult(final, rejects, stats)

@@ -1,0 +1,108 @@
+"""Verify with the real evaluator: test strength, several valid answers, time limits from the references."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.schema import Tests as CanonicalTests, make_row
+from pipeline.verify import VerifyConfig, derived_time_limit, strength_by_source, strength_markdown, verify_rows
+
+# "Print any divisor of n that is greater than 1": several answers are valid.
+DIVISOR_CASES = [{"input": "12\n", "output": "2\n"}, {"input": "9\n", "output": "3\n"}, {"input": "35\n", "output": "5\n"}]
+SMALLEST = "n = int(input())\nprint(next(d for d in range(2, n + 1) if n % d == 0))\n"
+THREE_FIRST = "n = int(input())\nprint(3 if n % 3 == 0 else next(d for d in range(2, n + 1) if n % d == 0))\n"  # 3 on 12: still right
+DIVISOR_CHECKER = (
+    "import sys\n"
+    "inp, exp, out = (open(p).read() for p in sys.argv[1:4])\n"
+    "n, d = int(inp), int(out.split()[0])\n"
+    "sys.exit(0 if d > 1 and n % d == 0 else 1)\n"
+)
+
+
+def divisor_row(solutions: list[str], checker: str | None = None, incorrect: list[str] = (), time_limit_s: float | None = None):
+    tests = CanonicalTests(kind="stdin", cases=DIVISOR_CASES, checker=checker, time_limit_s=time_limit_s)
+    return make_row("unit", f"divisor-{len(solutions)}-{bool(checker)}", statement="Print any divisor d > 1 of n.",
+                    tests=tests, solutions=solutions, incorrect_solutions=list(incorrect))
+
+
+def test_references_that_disagree_without_checker_are_rejected():
+    result = verify_rows([divisor_row([SMALLEST, THREE_FIRST])], VerifyConfig(workers=2))
+    assert not result.rows and [r["reason"] for r in result.rejects] == ["multiple_valid_answers"]
+    detail = json.loads(result.rejects[0]["detail"])
+    assert detail["references"] == [0, 1] and detail["outputs"][0].strip() != detail["outputs"][1].strip()
+    assert json.loads(result.rejects[0]["record"])["solutions"] == [SMALLEST, THREE_FIRST]  # nothing lost
+
+
+def test_references_that_disagree_with_a_checker_are_kept_and_marked():
+    result = verify_rows([divisor_row([SMALLEST, THREE_FIRST], checker=DIVISOR_CHECKER)], VerifyConfig(workers=2))
+    assert not result.rejects
+    (row,) = result.rows
+    assert row["verified"] and row["multiple_answers"] and row["references_passed"] == 2
+
+
+def test_references_that_agree_are_kept():
+    same = "n = int(input())\nd = 2\nwhile n % d:\n    d += 1\nprint(d)\n"
+    result = verify_rows([divisor_row([SMALLEST, same])], VerifyConfig(workers=2))
+    assert [r["multiple_answers"] for r in result.rows] == [False] and not result.rejects
+
+
+def test_time_limit_from_the_references_and_wrong_programs_under_it():
+    loops = "n = int(input())\nwhile True:\n    n += 1\n"
+    wrong = "print(2)\n"  # right on 12 only
+    row = divisor_row([SMALLEST], incorrect=[loops, wrong], time_limit_s=10.0)
+    result = verify_rows([row], VerifyConfig(workers=2, time_limit_factor=3.0, min_time_limit_s=1.0))
+    (kept,) = result.rows
+    limit = json.loads(kept["tests"])["time_limit_s"]
+    assert limit == 1.0 and 0 < kept["reference_cpu_s"] < limit  # a print program needs far less than 1 s
+    assert (kept["incorrect_run"], kept["incorrect_rejected"], kept["test_strength"], kept["weak_tests"]) == (2, 2, 1.0, False)
+    assert json.loads(kept["incorrect_survivors"]) == []
+
+
+def test_derived_time_limit_floor_factor_and_source_cap():
+    config = VerifyConfig(time_limit_factor=3.0, min_time_limit_s=1.0)
+    assert derived_time_limit(0.05, None, config) == 1.0
+    assert derived_time_limit(0.8, None, config) == 2.4
+    assert derived_time_limit(0.8, 2.0, config) == 2.0  # the source's own limit caps
+    assert derived_time_limit(2.5, 2.0, config) == 7.5  # never below what a reference needed
+
+
+def test_no_wrong_programs_means_no_strength_not_full_strength():
+    result = verify_rows([divisor_row([SMALLEST])], VerifyConfig(workers=2))
+    (row,) = result.rows
+    assert row["incorrect_run"] == 0 and row["test_strength"] is None and row["weak_tests"] is False
+    summary = strength_by_source(result.rows, result.rejects)
+    assert summary["unit"]["mean_strength"] is None and "n/a" in strength_markdown(summary)
+
+
+@pytest.fixture(scope="module")
+def kodcode_with_wrong_programs(shared_data):
+    from pipeline.process import process_rows
+    from pipeline.sources import collect, default_specs
+
+    rows = process_rows(collect(default_specs()["kodcode"]).rows).rows
+    weak = [r for r in rows if r["source_id"] == "algorithm/00000051"]  # a wrong traversal its tests accept
+    others = [r for r in rows if r["incorrect_solutions"] and r["source_id"] != "algorithm/00000051"][:8]
+    assert weak and weak[0]["incorrect_solutions"], "the KodCode demo row with a weak test suite"
+    return weak + others
+
+
+@pytest.mark.parametrize("mode", ["reject", "mark"])
+def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, mode):
+    result = verify_rows(kodcode_with_wrong_programs, VerifyConfig(workers=2, weak_tests=mode))
+    weak_id = kodcode_with_wrong_programs[0]["problem_id"]
+    strong = [r for r in result.rows if r["problem_id"] != weak_id]
+    assert strong and all(r["incorrect_run"] >= 1 and r["test_strength"] == 1.0 and not r["weak_tests"] for r in strong)
+    if mode == "reject":
+        (reject,) = [r for r in result.rejects if r["problem_id"] == weak_id]
+        detail = json.loads(reject["detail"])
+        assert reject["reason"] == "weak_tests" and detail["survivors"] == [0]
+        assert detail["program"] == kodcode_with_wrong_programs[0]["incorrect_solutions"][0]
+        assert weak_id not in {r["problem_id"] for r in result.rows}
+    else:
+        (row,) = [r for r in result.rows if r["problem_id"] == weak_id]
+        assert row["weak_tests"] and json.loads(row["incorrect_survivors"]) == [0] and row["test_strength"] < 1.0
+    summary = strength_by_source(result.rows, result.rejects)["kodcode"]
+    assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats["rejects_by_reason"].get("no_reference_passes", 0)
+    assert summary["weak_rejected" if mode == "reject" else "weak_kept"] == 1
