@@ -137,7 +137,8 @@ def score_problems(
     for row in chosen:
         hit = cache.get(cache_key(row["problem_id"], model, config)) if cache else None
         (scores.append(hit) if hit else todo.append(row))
-    stats = {"problems": len(chosen), "cached": len(scores), "sampled": len(todo), "generated_tokens": 0, "seconds": 0.0}
+    stats: dict[str, Any] = {"problems": len(chosen), "cached": len(scores), "sampled": len(todo), "generated_tokens": 0,
+                             "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0}
     start = time.monotonic()
     for offset in range(0, len(todo), config.batch_problems):
         batch = todo[offset : offset + config.batch_problems]
@@ -162,6 +163,8 @@ def score_problems(
                 "sample_seconds": round((t1 - t0) / len(batch), 3), "judge_seconds": round((t2 - t1) / len(batch), 3),
             })
         scores.extend(fresh)
+        stats["sample_seconds"] += t1 - t0
+        stats["judge_seconds"] += t2 - t1
         if cache:
             cache.put(fresh)
             cache.save()  # a crash mid-run keeps what was paid for
@@ -171,7 +174,18 @@ def score_problems(
             elapsed = time.monotonic() - start
             progress(f"difficulty: {done}/{len(todo)} problems sampled, {stats['generated_tokens'] / max(elapsed, 1e-9):.1f} tokens/s")
     stats["seconds"] = round(time.monotonic() - start, 2)
+    stats.update(throughput(stats["sampled"], stats["generated_tokens"], stats["sample_seconds"]))
+    stats["sample_seconds"] = round(stats["sample_seconds"], 2)
+    stats["judge_seconds"] = round(stats["judge_seconds"], 2)
     return scores, stats
+
+
+def throughput(problems: int, tokens: int, seconds: float) -> dict[str, float]:
+    """Sampling throughput (the model's share of the stage; judging and start-up excluded)."""
+    return {
+        "problems_per_s": round(problems / seconds, 3) if seconds > 0 else 0.0,
+        "tokens_per_s": round(tokens / seconds, 1) if seconds > 0 else 0.0,
+    }
 
 
 def merge_scores(rows: list[dict[str, Any]], scores: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/setup-train.sh
+scripts/setup-vllm.sh
 exec .venv/bin/microcoder run "$@"

@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/setup-train.sh
+scripts/setup-vllm.sh
 scripts/setup-system.sh
 exec .venv/bin/python -m pytest "$@"

