@@ -21,7 +21,9 @@ candidate or test code runs (:meth:`Jail.enter`):
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
+import shutil
 import sys
 import tempfile
 
@@ -38,6 +40,8 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 _CAP_VERSION_3 = 0x20080522
 
+RULESET_FD = 1000  # where the worker keeps its Landlock ruleset (children keep it until enforced)
+JAIL_WRITABLE = ["/tmp", "/dev/null", "/dev/zero", "/dev/full"]
 SANDBOX_UID_BASE = 61000  # root mode: each worker slot's children run as their own uid
 USERNS_UID = 1000  # user-namespace mode: the uid inside (never 0, so exec gains no capability)
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "localtime", "passwd", "group", "nsswitch.conf", "hosts",
@@ -120,8 +124,13 @@ class Jail:
                 parts.append("pidns")
         if self.uid is not None:
             parts.append("uid")
+        self.ruleset_fd: int | None = None
         if self.landlock_abi:
             parts.append(f"landlock{self.landlock_abi}")
+            if self.root is not None:  # a fixed box: one ruleset for every child
+                fd = landlock.ruleset(["/"], JAIL_WRITABLE, self.landlock_abi)
+                self.ruleset_fd = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, RULESET_FD)
+                os.close(fd)
         parts.append("rlimits")
         mode = "root" if os.geteuid() == 0 and not self.userns else "userns" if self.userns else "degraded"
         if self.root is None:
@@ -189,8 +198,18 @@ class Jail:
             os.symlink(target, f"{root}/dev/{name}")
         for name in ("proc", "tmp"):
             os.makedirs(f"{root}/{name}", mode=0o755, exist_ok=True)
+        _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+               f"size={self.tmp_mb}m,nr_inodes=16384,mode=1777")
+        # Our own /proc inside the box (needed after the pivot; mounted while the host's is visible).
+        _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        return root
+        # The worker moves in for good: its mount namespace then holds only the box, so each
+        # child's copy of it is small and needs no pivot of its own.
+        os.chdir(root)
+        _check(_libc.syscall(_SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
+        _umount(".")
+        os.chdir("/")
+        return "/"
 
     @staticmethod
     def _bind(src: str, dst: str, *, writable: bool = False, devices: bool = False) -> None:
@@ -228,34 +247,31 @@ class Jail:
 
     # ------------------------------------------------------------------ per test case
     def begin_case(self) -> str:
-        """A fresh private ``/tmp`` for this case; returns its path as the worker sees it."""
+        """This case's private, empty ``/tmp``; returns its path as the worker sees it."""
         if self.root is not None:
-            self.workdir = self.root + "/tmp"
-            _mount("tmpfs", self.workdir, "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"size={self.tmp_mb}m,nr_inodes=16384,mode=1777")
+            self.workdir = "/tmp"
         else:
             self.workdir = tempfile.mkdtemp(dir=self.base)
             os.chmod(self.workdir, 0o777)
         return self.workdir
 
     def end_case(self) -> None:
-        if self.root is not None:
-            _umount(self.workdir)
-        else:
-            import shutil
-
+        """Nothing the case wrote survives it (its processes are gone: their namespace died)."""
+        if self.root is None:
             shutil.rmtree(self.workdir, ignore_errors=True)
+            return
+        with os.scandir(self.workdir) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
 
     def close(self) -> None:
-        """Remove this worker's host-side directory (its mounts live only in its namespace)."""
-        import shutil
-
-        if self.root is not None:
-            try:
-                _umount(self.root)
-            except OSError:
-                pass
-        shutil.rmtree(self.base, ignore_errors=True)
+        """Remove this worker's host-side directory where it can still see it (degraded level;
+        otherwise the pool removes it once the worker has exited)."""
+        if self.root is None:
+            shutil.rmtree(self.base, ignore_errors=True)
 
     def fork(self) -> int:
         """``os.fork`` into a fresh PID namespace (the child is its PID 1) when we have them."""
@@ -271,22 +287,19 @@ class Jail:
         :class:`JailError` on any failure (the caller exits without running the candidate)."""
         if self.root is not None:
             _check(_libc.unshare(CLONE_NEWNS), "unshare mnt")
-            if self.pidns_fd is not None:
-                _mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            os.chdir(self.root)
-            _check(_libc.syscall(_SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
-            _umount(".")
+            if self.pidns_fd is not None:  # a /proc that shows this PID namespace only
+                _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
             os.chdir("/tmp")
         else:
             os.chdir(self.workdir)
         self._drop_privileges()
-        if self.landlock_abi:
-            if self.root is not None:
-                read_only, writable = ["/"], ["/tmp"] + [f"/dev/{n}" for n in ("null", "zero", "full")]
-            else:
-                read_only = visible_paths() + [f"/etc/{n}" for n in ETC_FILES] + [
-                    "/dev/random", "/dev/urandom", "/proc/self"]
-                writable = [self.workdir, "/dev/null", "/dev/zero", "/dev/full"]
+        if self.ruleset_fd is not None:
+            landlock.enforce(self.ruleset_fd)
+            os.close(self.ruleset_fd)
+        elif self.landlock_abi:
+            read_only = visible_paths() + [f"/etc/{n}" for n in ETC_FILES] + [
+                "/dev/random", "/dev/urandom", "/proc/self"]
+            writable = [self.workdir, "/dev/null", "/dev/zero", "/dev/full"]
             landlock.restrict(read_only, writable, self.landlock_abi)
 
     def _drop_privileges(self) -> None:

@@ -16,6 +16,7 @@ test code's descriptor is closed here and before the candidate child exists.
 from __future__ import annotations
 
 import fcntl
+import gc
 import json
 import os
 import random
@@ -72,8 +73,9 @@ def _take_text(fd: int) -> str:
 class ForkServer:
     def __init__(self, slot: int, out) -> None:
         sandbox.set_subreaper()
+        harness.preload()  # before the jail: our own package is not visible inside it
         self.jail = jail.Jail(slot)
-        harness.preload()
+        gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
         self.out = out
 
     def send(self, obj: dict) -> None:
@@ -91,7 +93,9 @@ class ForkServer:
             high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1 << 12) for fd in keep]  # above every fd we hold
             for target, fd in enumerate(high):
                 os.dup2(fd, target)
-            os.closerange(len(keep), 1 << 16)
+            spare = self.jail.ruleset_fd if self.jail.ruleset_fd is not None else 1 << 16
+            os.closerange(len(keep), spare)  # everything but the kept fds and the ruleset
+            os.closerange(spare + 1, 1 << 16)
             sandbox.prepare_child()
             self.jail.enter()
             sandbox.set_limits(**limits)
