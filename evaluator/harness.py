@@ -9,6 +9,7 @@ test code runs in that other process. Exits with ``os._exit``: ``atexit`` hooks 
 from __future__ import annotations
 
 import builtins
+import io
 import json
 import os
 import sys
@@ -177,10 +178,13 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
 
     _fresh_stdio()
     handles: list = []
+    known: dict[int, int] = {}  # id(obj) -> handle: the same object keeps one reference
 
     def ref(obj):
-        handles.append(obj)
-        return len(handles) - 1
+        if id(obj) not in known:
+            known[id(obj)] = len(handles)
+            handles.append(obj)  # kept alive, so its id is never reused
+        return known[id(obj)]
 
     def resolve(value):
         return wire.loads(value, lambda tagged: handles[tagged["ref"][0]])
@@ -210,12 +214,18 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
         send(reply)
 
 
-class _Capped:
+class _Capped(io.TextIOBase):
     """A text sink for one request's output, capped like stdout (EFBIG past the cap)."""
 
+    encoding, errors = "utf-8", "replace"
+
     def __init__(self, cap: int = 16 << 20) -> None:
+        super().__init__()
         self.parts: list[str] = []
         self.size, self.cap = 0, cap
+
+    def writable(self) -> bool:
+        return True
 
     def write(self, text: str) -> int:
         self.size += len(text)

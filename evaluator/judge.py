@@ -37,6 +37,7 @@ class _Link:
     def __init__(self, rfd: int, wfd: int) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
         self.exceptions: dict[str, type] = {}
+        self.remotes: dict[int, Remote] = {}
         self.broken: str | None = None
 
     def fail(self, reason: str) -> CandidateGone:
@@ -88,7 +89,9 @@ class _Link:
     def _stand_in(self, tagged: dict):
         (tag, body), = tagged.items()
         if tag == "ref" and isinstance(body, list) and len(body) == 2 and isinstance(body[0], int):
-            return Remote(self, body[0], str(body[1]))
+            if body[0] not in self.remotes:  # one stand-in per object: `is` and `==` keep identity
+                self.remotes[body[0]] = Remote(self, body[0], str(body[1]))
+            return self.remotes[body[0]]
         if tag == "exc" and isinstance(body, list) and len(body) == 2:
             return self.exception_class(str(body[0]), str(body[1]))
         if tag == "mod" and isinstance(body, str):

@@ -419,6 +419,8 @@ def test_assert_tests_keep_python_semantics():
         "def check(x):\n    if x < 0:\n        raise Bad('negative')\n    return {x: {1, 2}, 'b': b'\\x00'}\n"
         "def shout(s):\n    print(s.upper())\n"
         "def gen(n):\n    yield from range(n)\n"
+        "def same(node):\n    return node\n"
+        "if __name__ == '__main__':\n    import doctest, sys\n    doctest.testmod()\n    assert sys.stdout.encoding\n"
     )
     test = (
         "assert pair(1) == (1, 1) and pair(1) != [1, 1]\n"
@@ -428,6 +430,7 @@ def test_assert_tests_keep_python_semantics():
         "s = Stack()\ns.push(5)\ns.push(6)\nassert len(s) == 2 and s.pop() == 6 and s.items == [5]\n"
         "import io, contextlib\nbuf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n    shout('hi')\nassert buf.getvalue() == 'HI\\n'\n"
         "assert list(gen(3)) == [0, 1, 2]\n"
+        "t = Stack()\nassert same(t) is t and same(t) == t and same(t) != s\n"
     )
     res = evaluate(code, {"kind": "assert", "assert_code": test}, timeout_s=5)
     assert res["passed"], res
