@@ -12,7 +12,8 @@ Programs and labels:
 two have no false-positive column.)
 
 Columns per comparison: ``robust`` (ours), ``strict`` (LiveCodeBench's ``testing_util`` rules) and
-``checker`` (the named checker Process derives from the statement, on the problems that get one). A
+``checker`` (the named checker Process derives from the statement, on the problems that get one,
+next to robust's false negatives on those same problems). A
 false negative (FN) rejects a program its label accepts; a false positive (FP) accepts one its label
 rejects. ``assert`` tests compare inside the test code, so the mode cannot change them: those sets run
 once and the same verdicts stand for both modes (marked ``=``).
@@ -82,7 +83,7 @@ def main() -> None:
         sets.setdefault(item["set"].removesuffix("_incorrect"), []).append(item)
 
     print(f"{'set':<22}{'programs':>9}{'label+':>8}{'label-':>8}  {'robust FN/FP':>13}{'s':>7}"
-          f"  {'strict FN/FP':>13}{'s':>7}  {'checker FN/FP (n)':>18}{'s':>7}")
+          f"  {'strict FN/FP':>13}{'s':>7}  {'checker FN/FP (n; robust FN on them)':>38}{'s':>7}")
     totals = {"robust": [0, 0], "strict": [0, 0]}
     for name, group in sets.items():
         positives = sum(i["expect_pass"] for i in group)
@@ -94,11 +95,14 @@ def main() -> None:
                 continue
             results, seconds = _judge(group, args.workers, args.timeout, mode)
             row[mode] = (*_errors(group, results), seconds, "")
+            if mode == "robust":
+                robust_passed = {i["id"]: r["passed"] for i, r in zip(group, results)}
         checked = [dict(i, tests={**i["tests"], "checker": i["derived_checker"]}) for i in group if i.get("derived_checker")]
         if checked:
             results, seconds = _judge(checked, args.workers, args.timeout, "robust")
             fn, fp = _errors(checked, results)
-            checker_col = f"{fn}/{fp} ({len(checked)})"
+            robust_fn = sum(1 for i in checked if i["expect_pass"] and not robust_passed[i["id"]])
+            checker_col = f"{fn}/{fp} ({len(checked)}; robust FN {robust_fn})"
             checker_s = f"{seconds:.1f}"
         else:
             checker_col, checker_s = "-", ""
@@ -107,7 +111,7 @@ def main() -> None:
             totals[mode][1] += row[mode][1]
         r, s = row["robust"], row["strict"]
         print(f"{name:<22}{len(group):>9}{positives:>8}{len(group) - positives:>8}  {f'{r[0]}/{r[1]}':>13}{r[2]:>7.1f}"
-              f"  {f'{s[0]}/{s[1]}{s[3]}':>13}{s[2]:>7.1f}  {checker_col:>18}{checker_s:>7}")
+              f"  {f'{s[0]}/{s[1]}{s[3]}':>13}{s[2]:>7.1f}  {checker_col:>38}{checker_s:>7}")
     print(f"{'all':<22}{len(items):>9}{'':>16}  {'/'.join(map(str, totals['robust'])):>13}{'':>7}"
           f"  {'/'.join(map(str, totals['strict'])):>13}")
 
