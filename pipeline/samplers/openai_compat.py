@@ -258,9 +258,11 @@ class OpenAICompatSampler(Sampler):
             self._validated = True
         if not prompts:
             return []
+        # Greedy: one choice, copied n times; vLLM refuses n > 1 with temperature 0, and the n would agree.
+        asked = 1 if temperature == 0 else n
         with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(prompts))) as pool:
-            futures = [pool.submit(self._sample_one, p, n, temperature, max_tokens, seed) for p in prompts]
-            return [f.result() for f in futures]
+            futures = [pool.submit(self._sample_one, p, asked, temperature, max_tokens, seed) for p in prompts]
+            return [f.result() * (n // asked) for f in futures]
 
 
 def _retry_after(value: str | None) -> float | None:
