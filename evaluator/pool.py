@@ -115,11 +115,12 @@ class Worker:
         memfds. ``deadline`` (a ``time.monotonic()`` value) bounds the wait whatever happens:
         past it the worker is killed and restarted and the case reads as timed out.
         """
-        assert self.proc
         pid = None
         fds = [_memfd(name, text) for name, text in payload.items()]
         timeout = float(req.get("timeout_s") or 6.0)
         try:
+            if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
+                self.start(timeout=self._budget(60.0, deadline))
             message = json.dumps({**req, "fds": list(payload)}).encode()
             socket.send_fds(self.sock, [message], fds)
             for fd in fds:

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+
+import pytest
 
 from evaluator import compute_score, compute_score_batch, extract_code
+from evaluator.pool import shared_pool
 
 ADD = {"kind": "stdin", "cases": [{"input": "1 2\n", "output": "3\n"}, {"input": "2 2\n", "output": "4\n"}]}
 
@@ -66,3 +73,37 @@ def test_compute_score_batch_matches_single():
     assert [r["score"] for r in res] == [1.0, 0.0, 0.0]
     assert [r["verdict"] for r in res] == ["accepted", "no_code", "wrong_answer"]
     assert res[2]["acc"] == 0.0 and res[2]["test_pass_fraction"] == 0.5
+
+
+def test_compute_score_is_bounded_whatever_the_program_does():
+    """Many tests that each sleep to their limit: the call still returns within its budget."""
+    many = {"kind": "stdin", "cases": [{"input": "", "output": "1"}] * 50}
+    start = time.monotonic()
+    r = compute_score("x", "```python\nimport time\ntime.sleep(100)\n```", many, timeout_s=2, wall_budget_s=4)
+    assert time.monotonic() - start < 4 + 3.5  # the budget, plus one case's kill and reap
+    assert r["score"] == 0.0 and r["acc"] == 0.0 and r["verdict"] == "time_limit"
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGSTOP])
+def test_compute_score_is_bounded_when_the_worker_dies_or_hangs(how):
+    """A worker killed or frozen mid-call (an OOM kill, a stalled machine) costs at most the budget."""
+    pool = shared_pool(1)
+    with pool.worker() as worker:
+        victim = worker.proc.pid
+
+    def strike() -> None:
+        time.sleep(0.5)
+        os.kill(victim, how)
+
+    threading.Thread(target=strike, daemon=True).start()
+    start = time.monotonic()
+    r = compute_score("x", "```python\nimport time\ntime.sleep(3)\nprint(1)\n```", ADD, timeout_s=5, wall_budget_s=2)
+    assert time.monotonic() - start < 2 + 1.5
+    assert r["score"] == 0.0 and r["verdict"] in ("time_limit", "runtime_error")
+    if how == signal.SIGSTOP:
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    good = "```python\nprint(sum(map(int, input().split())))\n```"
+    assert compute_score("x", good, ADD, timeout_s=5)["score"] == 1.0  # a fresh worker took over
