@@ -1,5 +1,5 @@
 """Reference solutions of real shared sets are accepted (a sample; the full figures come from
-benchmarks/accuracy_evaluator.py)."""
+benchmarks/bench_accuracy_labelled.py)."""
 
 from __future__ import annotations
 
