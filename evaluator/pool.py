@@ -9,6 +9,7 @@ and checker files go to the worker as memfds over a ``SOCK_SEQPACKET`` socket (s
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import select
@@ -25,6 +26,9 @@ from pathlib import Path
 _PKG_PARENT = str(Path(__file__).resolve().parent.parent)
 
 
+_warned = threading.Event()
+
+
 class WorkerDied(RuntimeError):
     pass
 
@@ -38,6 +42,9 @@ def _memfd(name: str, text: str) -> int:
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 
+
+
+_warned = threading.Event()
 
 
 class WorkerDied(RuntimeError):
@@ -89,6 +96,11 @@ class Worker:
         self.sock = ours
         hello = self._read_line(timeout)
         self.isolation = hello.get("isolation", "unknown")
+        if str(self.isolation).startswith("degraded") and not _warned.is_set():
+            _warned.set()
+            logging.getLogger("microcoder.evaluator").warning(
+                "sandbox degraded (%s): no private filesystem or process view here; files, TCP and "
+                "signals are walled by Landlock only (see `microcoder-eval doctor`)", self.isolation)
         self.host_pids = bool(hello.get("host_pids", True))
         self.base = str(hello.get("base") or "")
 
