@@ -67,9 +67,13 @@ def _check(ret: int, what: str) -> None:
         raise JailError(err, f"{what}: {os.strerror(err)}")
 
 
+def _bytes(text: str | None) -> bytes | None:
+    return text.encode() if text is not None else None
+
+
 def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
-    _check(_libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+    _check(_libc.mount(_bytes(src), _bytes(target), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data)),
+           f"mount {target}")
 
 
 def _umount(target: str) -> None:

@@ -43,34 +43,6 @@ def _memfd(name: str, text: str) -> int:
     return fd
 
 
-
-_warned = threading.Event()
-
-
-class WorkerDied(RuntimeError):
-    pass
-
-
-def _memfd(name: str, text: str) -> int:
-    fd = os.memfd_create(name, os.MFD_CLOEXEC)
-    data = text.encode("utf-8", "surrogatepass")
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _move_to_fd3(fd: int):
-    """preexec_fn: the worker expects its request socket as fd 3."""
-    def move() -> None:
-        if fd != 3:
-            os.dup2(fd, 3)
-            os.close(fd)
-        os.set_inheritable(3, True)
-    return move
-
-
 class Worker:
     """One fork-server process; not thread-safe (the pool hands each to one thread at a time)."""
 
