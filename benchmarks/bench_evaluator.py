@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -67,34 +68,36 @@ print(_enc(_f(*_j.loads(_s.stdin.read()))))
 """
 
 
-def noop_latency_ms(n: int) -> tuple[float, float]:
-    tests = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * n}
+def _latency_ms(run: Callable[[WorkerPool], None], baseline_source: str, n: int) -> tuple[float, float]:
+    """Per-test wall time of ``run`` (n tests on a warm worker) vs a fresh python3 per test."""
     pool = WorkerPool(1)
-    evaluate("pass", {"kind": "stdin", "cases": tests["cases"][:5]}, pool=pool)  # warm start
+    evaluate("pass", {"kind": "stdin", "cases": [{"input": "", "output": ""}]}, pool=pool)  # warm start
     start = time.perf_counter()
-    evaluate("pass", tests, pool=pool, stop_on_first_failure=False)
+    run(pool)
     ours = (time.perf_counter() - start) / n * 1000
     pool.close()
     start = time.perf_counter()
     for _ in range(n):
-        _fresh_python("pass", "", 10)
+        _fresh_python(baseline_source, "", 10)
     return ours, (time.perf_counter() - start) / n * 1000
+
+
+def noop_latency_ms(n: int) -> tuple[float, float]:
+    """The fixed overhead: an empty stdin program, n cases in one call."""
+    tests = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * n}
+    return _latency_ms(lambda pool: evaluate("pass", tests, pool=pool, stop_on_first_failure=False), "pass", n)
 
 
 def assert_latency_ms(n: int) -> tuple[float, float]:
     """Per-test cost of an ``assert`` test (a candidate process and a judge process per test)."""
     tests = {"kind": "assert", "fn_name": "f", "assert_code": "assert f(1) == 1\n"}
-    pool = WorkerPool(1)
-    evaluate("def f(x):\n    return x\n", tests, pool=pool)  # warm start
-    start = time.perf_counter()
-    for _ in range(n):
-        evaluate("def f(x):\n    return x\n", tests, pool=pool)
-    ours = (time.perf_counter() - start) / n * 1000
-    pool.close()
-    start = time.perf_counter()
-    for _ in range(n):
-        _fresh_python("def f(x):\n    return x\nassert f(1) == 1\n", "", 10)
-    return ours, (time.perf_counter() - start) / n * 1000
+    code = "def f(x):\n    return x\n"
+
+    def run(pool: WorkerPool) -> None:
+        for _ in range(n):
+            evaluate(code, tests, pool=pool)
+
+    return _latency_ms(run, code + tests["assert_code"], n)
 
 
 def main() -> None:
