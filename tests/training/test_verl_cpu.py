@@ -158,7 +158,10 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
     checkpoint = done[0]["checkpoint"]
     assert checkpoint and Path(checkpoint).exists()
     assert not (Path(checkpoint) / "transfer_queue").exists()  # sync: no in-flight prompts saved
-    assert done[0]["eval"]["attempts"] == 2 and done[0]["eval"]["pass@1"] is not None
+    evaluation = done[0]["eval"]  # pass@1 over 2 samples per held-out problem, binary per sample
+    assert evaluation["attempts"] == 2 and evaluation["problems"] == 2 and 0.0 <= evaluation["pass@1"] <= 1.0
+    assert evaluation["pass@1"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # (k/2 + j/2) / 2: no partial credit
+    assert set(evaluation["sources"]) == {"humaneval"}
 
     decided, received = read(tmp_path / "run" / "trace", "trainer"), read(tmp_path / "run" / "trace", "loss")
     problems = {r["extra_info"]["problem_id"] for r in rows[:2]}

@@ -46,6 +46,7 @@ from verl.utils import tensordict_utils as tu
 from verl.workers.utils.padding import response_to_nested
 
 from training.grpo.diversity import batch_output_diversity, distinct_n
+from training.grpo.evaluation import heldout_pass_at_1
 from training.grpo.temperature import TemperatureSchedule
 from training.grpo.temperature_control import DiversityTemperature
 from training.grpo.truncation_mask import (
@@ -230,6 +231,16 @@ class MicroCoderTrainer(PPOTrainerSync):
         })
         return batch
 
+    # -- held-out evaluation ---------------------------------------------------------------
+    def _val_metrics_update(self, data_sources, sample_uids, reward_extra_infos_dict, sample_turns,
+                            expected_acc_counts=None):
+        """verl's validation metrics plus pass@1 as the paper reports it (see :func:`heldout_pass_at_1`)."""
+        metrics = super()._val_metrics_update(data_sources, sample_uids, reward_extra_infos_dict, sample_turns,
+                                              expected_acc_counts=expected_acc_counts)
+        scores = reward_extra_infos_dict.get("acc") or reward_extra_infos_dict.get("reward") or []
+        metrics.update(heldout_pass_at_1(data_sources, sample_uids, scores))
+        return metrics
+
     @staticmethod
     def _trace(step, keys, eligible, masked, draws, before, after, td, rewards) -> None:
         mask = td["response_mask"].to(torch.bool)
@@ -245,4 +256,4 @@ class MicroCoderTrainer(PPOTrainerSync):
         trace.write("trainer", rows)
 
 
-__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "draw_keys", "staged_temperature"]
+__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "draw_keys", "heldout_pass_at_1", "staged_temperature"]
