@@ -15,6 +15,7 @@ from pipeline.filter import CurationConfig, curate, default_benchmarks
 from pipeline.paths import data_root
 from pipeline.samplers.prompts import build_messages
 from pipeline.schema import PROCESSED_SCHEMA, REJECT_SCHEMA, VERIFIED_SCHEMA
+from pipeline.heldout import eval_group, heldout_rows
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_rows
 
@@ -123,7 +124,9 @@ def microcoder_dataset(
     rows = merge_scores(to_rows(verified_problems), to_rows(difficulty_scores))
     kept = [row for row in rows if in_window(row["pass_rate"], settings.min_pass_rate, settings.max_pass_rate)]
     out_dir = f"{data_root()}/dataset"
-    written = write_dataset(kept, out_dir, build_messages, settings)
+    # the test split: LiveCodeBench, kept out of training by decontamination (pipeline.heldout)
+    heldout = heldout_rows(hub=settings.heldout_hub, after=settings.heldout_after) if settings.eval_split == "heldout" else None
+    written = write_dataset(kept, out_dir, build_messages, settings, heldout=heldout)
     rejects = Counter(rejected_problems["reason"].to_list()) if rejected_problems.height else Counter()
     sources: dict[str, dict] = {}
     for row in kept:
@@ -144,6 +147,8 @@ def microcoder_dataset(
     )
     context.add_output_metadata({
         "dagster/row_count": len(kept), "splits": dg.MetadataValue.json(written.counts),
+        "eval_split": settings.eval_split,
+        **({"heldout_groups": dg.MetadataValue.json(dict(Counter(eval_group(r) for r in heldout)))} if heldout is not None else {}),
         **source_mix_metadata(verified_problems.filter(pl.col("problem_id").is_in([r["problem_id"] for r in kept]))),
         **difficulty_metadata(dict(histogram), [r["pass_rate"] for r in kept if r.get("pass_rate") is not None]),
         "dataset_dir": dg.MetadataValue.path(out_dir), "card": dg.MetadataValue.md(card), "card_path": dg.MetadataValue.path(card_url),

@@ -162,10 +162,17 @@ def _scalars(data: dict) -> dict[str, float]:
 
 
 def held_out_eval(steps: list[dict], attempts: int) -> dict[str, Any]:
-    """pass@1 averaged over ``attempts`` samples: verl's validation reward mean@attempts."""
+    """pass@1 averaged over ``attempts`` samples per held-out problem, then over problems: the
+    trainer's ``microcoder/heldout/*`` (binary acc; per group = verl data source), else verl's
+    validation mean@attempts per data source."""
     final = {}
     for msg in steps:
-        final.update({k: v for k, v in msg["metrics"].items() if k.startswith("val-core/")})
+        final.update({k: v for k, v in msg["metrics"].items() if k.startswith(("val-core/", "microcoder/heldout/"))})
+    if "microcoder/heldout/pass@1" in final:
+        groups = {k[len("microcoder/heldout/"):-len("/pass@1")]: v for k, v in final.items()
+                  if k.endswith("/pass@1") and k != "microcoder/heldout/pass@1"}
+        return {"pass@1": final["microcoder/heldout/pass@1"], "attempts": attempts, "sources": groups,
+                "problems": final.get("microcoder/heldout/problems")}
     keys = [k for k in final if k.endswith(f"/mean@{attempts}") and "/reward/" in k or k.endswith(f"acc/mean@{attempts}")]
     values = [final[k] for k in keys]
     return {"pass@1": sum(values) / len(values) if values else None, "attempts": attempts,
