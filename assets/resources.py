@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import dagster as dg
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 Backend = Literal["transformers", "openai", "vllm"]
 
@@ -82,12 +82,18 @@ class RayClusterResource(dg.ConfigurableResource):
     forward_env: str = ("AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_SESSION_TOKEN,AWS_DEFAULT_REGION,"
                         "AWS_ENDPOINT_URL,GOOGLE_APPLICATION_CREDENTIALS,HF_ENDPOINT,HF_TOKEN,MICROCODER_TRAIN_SCRATCH")
     poll_interval_s: float = Field(default=2, gt=0)
+    auth_token: str = ""  # the cluster's token (Ray's token authentication); empty: none sent
 
-    @model_validator(mode="after")
-    def _address_is_http(self) -> RayClusterResource:
-        if self.address and not self.address.startswith(("http://", "https://")):
-            raise ValueError(f"address must be the Ray dashboard's http(s) URL, got {self.address!r}")
-        return self
+    def headers(self) -> dict[str, str] | None:
+        """HTTP headers for the Ray dashboard (job submission, log tailing)."""
+        return {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else None
+
+    @field_validator("address")
+    @classmethod
+    def _address_is_http(cls, address: str) -> str:
+        if address and not address.startswith(("http://", "https://")):
+            raise ValueError(f"must be the Ray dashboard's http(s) URL, got {address!r}")
+        return address
 
     def submit_params(self, metadata: dict[str, str] | None = None) -> dict[str, Any]:
         from training.ray_job import forwarded_env, submit_job_params
@@ -100,4 +106,5 @@ class RayClusterResource(dg.ConfigurableResource):
     def pipes_client(self, address: str | None = None) -> Any:
         from dagster_ray import PipesRayJobClient
 
-        return PipesRayJobClient(address=address or self.address, poll_interval=self.poll_interval_s)
+        return PipesRayJobClient(address=address or self.address, poll_interval=self.poll_interval_s,
+                                 headers=self.headers())

@@ -26,7 +26,7 @@ class TrainingRunConfig(_Base):  # type: ignore[misc, valid-type]
 
 
 class TrainingEnvironment(dg.ConfigurableResource):
-    """Where verl runs: the local ``.venv-train`` interpreter (Ray job submission is config)."""
+    """Where verl runs without a cluster: the local ``.venv-train`` interpreter (with one: ``ray_cluster``)."""
 
     python: str = str(PROJECT_ROOT / ".venv-train" / "bin" / "python")
 

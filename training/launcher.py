@@ -147,7 +147,10 @@ class MetricsTail:
                 msg = {"type": "step", "step": int(rec["step"]), "metrics": _scalars(rec["data"])}
                 self.steps.append(msg)
                 if self.after_step:  # mirror to the run's storage before Dagster hears of the step
-                    self.after_step()
+                    try:
+                        self.after_step()
+                    except Exception as err:  # the step still streams; the final sync retries
+                        print(f"mirroring step {msg['step']} to storage failed: {err!r}", file=sys.stderr, flush=True)
                 self.emit(msg)
 
 

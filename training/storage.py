@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,14 @@ class RunStorage:
             return str(local.resolve())
         remote = self._remote_path("checkpoints", f"global_step_{step}")
         if step not in self._synced:
-            self.fs.put(str(local) + "/", remote + "/", recursive=True)
+            for attempt in range(1, 4):  # object stores fail a multipart upload now and then
+                try:
+                    self.fs.put(str(local) + "/", remote + "/", recursive=True)
+                    break
+                except OSError:
+                    if attempt == 3:
+                        raise
+                    time.sleep(2 * attempt)
             # the tracker goes last: a reader that sees it sees a complete checkpoint
             self.fs.pipe_file(self._remote_path("checkpoints", TRACKER), str(step).encode())
             self._synced.add(step)
