@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,9 @@ class WorkerEngine:
         from pipeline.samplers.vllm_backend import cpu_environment
 
         env = {**os.environ, **cpu_environment()}
+        # The engine core in the worker itself: LLM.generate then queues a whole call before the
+        # first step, so a call's batches (and its seeded samples) do not depend on timing.
+        env.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
         handle, log = tempfile.mkstemp(prefix="microcoder-vllm-worker-", suffix=".log")
         self.log_path = Path(log)
@@ -52,6 +56,7 @@ class WorkerEngine:
             self.process = subprocess.Popen(
                 [python, "-m", "pipeline.samplers.vllm_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=log_file, env=env, cwd=str(PROJECT_ROOT), text=True,
+                start_new_session=True,  # its own process group: vLLM's engine-core children go with it
             )
         self._call({"llm_kwargs": llm_kwargs}, what=f"starting vLLM ({python})")
 
@@ -66,6 +71,7 @@ class WorkerEngine:
             line = ""
         if not line:
             code = self.process.wait()
+            self._kill_group()  # engine-core processes it may have left
             raise WorkerError(f"{what}: the vLLM worker exited with code {code}; its log ({self.log_path}):\n{_tail(self.log_path)}")
         answer = json.loads(line)
         if not answer.get("ok"):
@@ -76,6 +82,13 @@ class WorkerEngine:
         results = self._call({"prompts": list(prompts), "sampling": sampling}, what="vLLM generate")
         return [[Completion(**c) for c in group] for group in results]
 
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+
     def close(self) -> None:
         """Close stdin (the worker exits on end of input); kill it if it does not within 60 s."""
         if self.process.poll() is None:
@@ -84,8 +97,7 @@ class WorkerEngine:
                     self.process.stdin.close()
                 self.process.wait(timeout=60)
             except (subprocess.TimeoutExpired, OSError):
-                self.process.kill()
-                self.process.wait()
+                self._kill_group()
         for stream in (self.process.stdin, self.process.stdout):
             if stream and not stream.closed:
                 stream.close()
