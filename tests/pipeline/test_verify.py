@@ -106,3 +106,31 @@ def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, m
     summary = strength_by_source(result.rows, result.rejects)["kodcode"]
     assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats["rejects_by_reason"].get("no_reference_passes", 0)
     assert summary["weak_rejected" if mode == "reject" else "weak_kept"] == 1
+
+
+def test_card_shows_test_strength_per_source():
+    from pipeline.shards import card_markdown
+
+    table = strength_markdown(strength_by_source([{"source": "kodcode", "incorrect_run": 2, "incorrect_rejected": 2, "test_strength": 1.0}]))
+    card = card_markdown({"verified": 1}, {}, {}, {}, {"train": 1}, test_strength=table)
+    assert "## Test strength" in card and "| kodcode | 1 | 1 | 2 | 2 | 1.0 |" in card
+
+
+def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_programs):
+    """The real ``verify_problems`` multi-asset, materialized in memory on KodCode rows."""
+    import dagster as dg
+
+    from assets.dataset import verify_problems
+    from assets.frames import to_frame
+    from pipeline.schema import PROCESSED_SCHEMA
+
+    @dg.asset(name="curated_problems")
+    def curated():
+        return to_frame(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA)
+
+    result = dg.materialize_to_memory([curated, verify_problems], selection=["curated_problems", "verified_problems", "verification_rejects"])
+    assert result.success
+    (materialization,) = [m for m in result.asset_materializations_for_node("verify_problems") if m.asset_key.path[-1] == "verified_problems"]
+    summary = materialization.metadata["test_strength_by_source_json"].value["kodcode"]
+    assert summary["with_incorrect"] >= 1 and summary["weak_rejected"] == 1
+    assert "| kodcode |" in materialization.metadata["test_strength_by_source"].value
