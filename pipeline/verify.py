@@ -321,7 +321,8 @@ def verify_rows(
         else:
             rejects.append(reject)
     elapsed = time.monotonic() - start
-    limits = sorted(json.loads(r["tests"]).get("time_limit_s") or 0.0 for r in final if r.get("reference_cpu_s") is not None)
+    limits = sorted(json.loads(r["tests"]).get("time_limit_s") or 0.0 for r in final
+                    if config.derive_time_limits and r.get("reference_cpu_s") is not None)
     reasons: dict[str, int] = {}
     for r in rejects:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
