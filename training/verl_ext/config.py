@@ -199,7 +199,7 @@ class TrainingConfig:
             f"algorithm.norm_adv_by_std_in_grpo={str(algo.norm_adv_by_std).lower()}",
             f"data.train_files={_list(self.train_files)}",
             f"data.val_files={_list(self.val_files or self.train_files)}",
-            f"data.val_max_samples={self.val_max_samples}",
+            "data.val_max_samples=-1",  # the trainer caps the held-out set after verl's length filter
             "data.prompt_key=prompt",
             f"data.train_batch_size={self.train_batch_size}",
             f"data.max_prompt_length={self.max_prompt_length}",
@@ -255,6 +255,7 @@ class TrainingConfig:
             f"+microcoder.m={self.m}",
             f"+microcoder.mask_if={self.mask_if}",
             f"+microcoder.seed={self.seed}",
+            f"+microcoder.val_max_samples={self.val_max_samples}",
             "+microcoder.temperature_schedule=" + _list([f"[{s},{t}]" for s, t in self.schedule()]),
             f"+microcoder.temperature_rule={algo.temperature_rule}",
             "+microcoder.temperature_candidates=" + _list(algo.temperature_candidates),

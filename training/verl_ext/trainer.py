@@ -232,6 +232,24 @@ class MicroCoderTrainer(PPOTrainerSync):
         return batch
 
     # -- held-out evaluation ---------------------------------------------------------------
+    def _init_dataloader(self):
+        """verl draws ``val_max_samples`` rows *before* dropping prompts over ``max_prompt_length``,
+        so a capped held-out set of long LiveCodeBench statements can come out empty. verl gets
+        the whole split (-1); the cap applies here, to the problems that fit, a seeded sample."""
+        super()._init_dataloader()
+        cap, ds = int(self._mc("val_max_samples", -1)), self.val_dataset
+        if len(ds) == 0:
+            raise ValueError(f"no held-out problem fits max_prompt_length={self.config.data.max_prompt_length}")
+        if 0 < cap < len(ds):
+            from torchdata.stateful_dataloader import StatefulDataLoader
+            from verl.utils.dataset.rl_dataset import collate_fn
+
+            ds.dataframe = ds.dataframe.shuffle(seed=int(self._mc("seed", 0))).select(range(cap))
+            self.val_dataloader = StatefulDataLoader(
+                dataset=ds, batch_size=self.config.data.val_batch_size or len(ds),
+                num_workers=self.config.data["dataloader_num_workers"],
+                shuffle=self.config.data.get("validation_shuffle", True), drop_last=False, collate_fn=collate_fn)
+
     def _val_metrics_update(self, data_sources, sample_uids, reward_extra_infos_dict, sample_turns,
                             expected_acc_counts=None):
         """verl's validation metrics plus pass@1 as the paper reports it (see :func:`heldout_pass_at_1`)."""
