@@ -364,3 +364,12 @@ def test_vllm_without_an_environment_gives_the_setup_hint(tmp_path) -> None:
     missing = tmp_path / "no-venv" / "bin" / "python"
     with pytest.raises(RuntimeError, match="scripts/setup-vllm.sh.*does not exist"):
         VLLMSampler(str(tmp_path), python=str(missing))
+
+
+def test_sampler_resource_wires_the_vllm_environment(tmp_path) -> None:
+    from assets.resources import SamplerResource
+
+    missing = tmp_path / "venv" / "bin" / "python"
+    resource = SamplerResource(backend="vllm", vllm_python=str(missing))  # empty model: the CPU model
+    with pytest.raises(RuntimeError, match=f"scripts/setup-vllm.sh.*{missing}"):
+        resource.make_sampler()
