@@ -1,7 +1,8 @@
 """Model samplers behind one interface: ``make_sampler(backend, **config).generate(...)``.
 
 Backends: ``transformers`` (CPU/GPU, the embedded SmolLM2 default), ``openai`` (any
-OpenAI-compatible server) and ``vllm`` (offline, optional extra). They are imported lazily.
+OpenAI-compatible server, ``vllm serve`` on a cluster) and ``vllm`` (vLLM's offline engine,
+in-process on GPUs or in a worker of ``.venv-vllm``'s CPU build). They are imported lazily.
 """
 
 from pipeline.samplers.base import (
