@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/setup-train.sh
 scripts/setup-vllm.sh
+# The model-driven stages on vLLM (.venv-vllm's CPU build): on the main job's sample it finishes
+# the difficulty stage ~3x sooner than transformers, start-up included (benchmarks/bench_difficulty.py).
+export MICROCODER_SAMPLER_BACKEND=${MICROCODER_SAMPLER_BACKEND:-vllm}
 exec .venv/bin/microcoder run "$@"
