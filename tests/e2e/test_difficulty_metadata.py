@@ -1,0 +1,19 @@
+"""The difficulty asset's metadata names the model backend and its throughput (the shared graph run)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_difficulty_metadata_names_backend_and_throughput(built) -> None:
+    _, result = built
+    [event] = result.asset_materializations_for_node("difficulty_scores")
+    metadata = {key: getattr(value, "value", value) for key, value in event.metadata.items()}
+    assert metadata["backend"] == "transformers"  # the resource's default
+    assert metadata["model"] == "SmolLM2-135M-Instruct.Q4_1"
+    stats = metadata["stats"]
+    assert stats["sampled"] == 3 and stats["generated_tokens"] > 0
+    assert metadata["tokens_per_s"] == stats["tokens_per_s"] > 0
+    assert metadata["problems_per_s"] == stats["problems_per_s"] > 0
+    assert metadata["tokens_per_s"] == pytest.approx(stats["generated_tokens"] / stats["sample_seconds"], rel=0.05)
+    assert metadata["startup_s"] >= 0
