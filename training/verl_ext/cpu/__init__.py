@@ -57,6 +57,26 @@ def _single_backend_process_group() -> None:
             module.initialize_global_process_group_ray = initialize_global_process_group_ray
 
 
+def _unpinned_cpu_offload() -> None:
+    """verl's FSDP2 engine gives a forward-only model (the GRPO preset's KL reference) a
+    ``CPUOffloadPolicy(pin_memory=True)``; pinning needs an accelerator, so on the CPU backend
+    the reference failed to build. The parameters already live on the CPU: keep the policy,
+    drop the pinning."""
+    import verl.workers.engine.fsdp.transformer_impl as impl
+
+    policy = impl.CPUOffloadPolicy
+    if policy is None or getattr(policy, "_microcoder_cpu", False):
+        return
+
+    def unpinned(*args, **kwargs):
+        kwargs["pin_memory"] = False
+        return policy(*args, **kwargs)
+
+    unpinned._microcoder_cpu = True
+    impl.CPUOffloadPolicy = unpinned
+
+
 _register_engine()
 _single_backend_process_group()
+_unpinned_cpu_offload()
 register_hf_rollout()
