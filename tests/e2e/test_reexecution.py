@@ -84,5 +84,8 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
         assert finished_before <= _steps_started(instance, failed_ds.run_id)
         assert _steps_started(instance, resumed_ds.run_id) == {"difficulty_scores", "microcoder_dataset"}
 
-    released = pl.read_parquet(str(tmp_path / "data" / "dataset" / "data" / "*.parquet"))
-    assert set(released["source"]) == {"drop_leetcode_part_a", "drop_leetcode_part_b"}
+    shards = tmp_path / "data" / "dataset" / "data"
+    trained = pl.read_parquet(str(shards / "train-*.parquet"))
+    assert set(trained["source"]) == {"drop_leetcode_part_a", "drop_leetcode_part_b"}
+    held_out = pl.read_parquet(str(shards / "test-*.parquet"))  # LiveCodeBench, never trained on
+    assert set(held_out["source"]) == {"livecodebench"}
