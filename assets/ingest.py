@@ -45,7 +45,12 @@ def collect_source(context: dg.AssetExecutionContext):
 )
 def process_source(context: dg.AssetExecutionContext, raw_problems: pl.DataFrame, translation: TranslationResource, sampler: SamplerResource):
     rows_in = to_rows(raw_problems)
-    result = process_rows(rows_in, translator=translation.make_translator(sampler), max_translations=translation.max_statements)
+    translator = translation.make_translator(sampler)
+    try:
+        result = process_rows(rows_in, translator=translator, max_translations=translation.max_statements)
+    finally:
+        if translator is not None:  # a model started for this partition stops with it (a vLLM engine holds GBs)
+            translator.sampler.close()
     rows = to_frame(result.rows, PROCESSED_SCHEMA)
     rejects = to_frame(result.rejects, REJECT_SCHEMA)
     context.log.info(f"{context.partition_key}: {raw_problems.height} rows -> {rows.height} kept, {rejects.height} rejected")

@@ -6,7 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/setup-train.sh
 scripts/setup-vllm.sh
-# The model-driven stages on vLLM (.venv-vllm's CPU build): on the main job's sample it finishes
-# the difficulty stage ~3x sooner than transformers, start-up included (benchmarks/bench_difficulty.py).
-export MICROCODER_SAMPLER_BACKEND=${MICROCODER_SAMPLER_BACKEND:-vllm}
+# The model-driven stages run on the `sampler` resource's default (transformers on CPU);
+# MICROCODER_SAMPLER_BACKEND=vllm runs them on .venv-vllm's engine instead (see README).
 exec .venv/bin/microcoder run "$@"
