@@ -221,7 +221,7 @@ PROCESS = {
         "import os, time\n"
         "def f(x):\n"
         "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
-        "            os.execve('/bin/sleep', ['sleep', '300'], {'MC_ADV_MARK': '1'})\n        os._exit(0)\n"
+        "            os.execve('/bin/sleep', ['sleep', '300'], {'MC_HOSTILE_MARK': '1'})\n        os._exit(0)\n"
         "    return 0\n"),
     "fork_bomb": "import os\ndef f(x):\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass\n",
     "thread_bomb": (
@@ -252,19 +252,6 @@ ALL = [(group, name, code) for group, progs in GROUPS.items() for name, code in 
 
 def _abstract_name() -> str:
     return f"mc-adversarial-{os.getpid()}"
-
-
-def _marked_processes() -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/environ", "rb") as fh:
-                    if b"MC_ADV_MARK" in fh.read():
-                        found.append(int(name))
-            except OSError:
-                pass
-    return found
 
 
 def test_at_least_forty_hostile_programs():
@@ -312,7 +299,7 @@ def listeners():
 
 
 @pytest.mark.parametrize("group,name,code", ALL, ids=[f"{g}-{n}" for g, n, _ in ALL])
-def test_hostile_program_fails(group, name, code, listeners, tmp_path):
+def test_hostile_program_fails(group, name, code, listeners, leftover_processes):
     port, received = listeners
     code = code.replace("PORT", str(port)).replace("HOST_PID", str(os.getpid()))
     code = code.replace("ABSTRACT", repr(_abstract_name()))
@@ -328,7 +315,7 @@ def test_hostile_program_fails(group, name, code, listeners, tmp_path):
     if group == "writing":
         assert not os.path.exists("/work/main/mc_evil.txt")
     time.sleep(0.1)
-    assert _marked_processes() == [], f"{name} left processes behind"
+    assert leftover_processes() == [], f"{name} left processes behind"
     # The evaluator is healthy: the next, honest program is judged as usual.
     assert evaluate("def f(x):\n    return x * x\n", ASSERT, timeout_s=5)["passed"]
 

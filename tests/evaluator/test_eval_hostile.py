@@ -15,20 +15,6 @@ GOOD = "a, b = map(int, input().split())\nprint(a + b)\n"
 ASSERT = {"kind": "assert", "fn_name": "f", "assert_code": "assert f(2) == 4\nassert f(3) == 9\n"}
 
 
-def _sandbox_processes() -> list[int]:
-    """Processes still alive whose command line marks them as spawned by our tests."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/environ", "rb") as fh:
-                    if b"MC_HOSTILE_MARK" in fh.read():
-                        found.append(int(name))
-            except OSError:
-                pass
-    return found
-
-
 def _still_works() -> None:
     assert evaluate(GOOD, STDIN, timeout_s=5)["verdict"] == "accepted"
 
@@ -72,7 +58,7 @@ def test_sleeping_program_is_time_limit():
     assert res["verdict"] == "time_limit"
 
 
-def test_forked_children_that_outlive_the_program_are_killed():
+def test_forked_children_that_outlive_the_program_are_killed(leftover_processes):
     code = (
         "import os, time\n"
         "os.environ['MC_HOSTILE_MARK'] = '1'\n"
@@ -87,15 +73,15 @@ def test_forked_children_that_outlive_the_program_are_killed():
     res = evaluate(code, STDIN, timeout_s=5)
     assert res["verdict"] == "accepted"  # it printed the right answer; its children must still die
     time.sleep(0.2)
-    assert _sandbox_processes() == []
+    assert leftover_processes() == []
 
 
-def test_fork_bomb_is_contained():
+def test_fork_bomb_is_contained(leftover_processes):
     code = "import os, time\nos.environ['MC_HOSTILE_MARK'] = '1'\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
     res = evaluate(code, STDIN, timeout_s=1)
     assert res["verdict"] in ("time_limit", "runtime_error", "memory_limit")
     time.sleep(0.2)
-    assert _sandbox_processes() == []
+    assert leftover_processes() == []
     _still_works()
 
 
