@@ -1,4 +1,5 @@
-"""Definitions: assets, checks, jobs and resources of the embedded default (local Parquet, CPU model).
+"""The code location: each domain's definitions (ingest, dataset, training) merged, with the
+resources they share, on the embedded default (local Parquet, CPU model).
 
 Resources take their settings from ``MICROCODER_<RESOURCE>_<FIELD>`` variables (``assets.settings``);
 a bad value stops the code location from loading, with the variable's name.
@@ -8,52 +9,32 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import checks, dataset, ingest, training
-from assets.automation import build_drop_sensor, build_refresh_schedule
+from assets.dataset import definitions as dataset
+from assets.ingest import definitions as ingest
 from assets.io import ParquetIOManagerFactory
-from assets.resources import RayClusterResource, SamplerResource, TranslationResource
+from assets.resources import SamplerResource, TranslationResource
 from assets.settings import check_data_root, from_env
-from assets.sources import configured_specs
-from assets.training import TrainingEnvironment
+from assets.training import definitions as training
+from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import PROJECT_ROOT
+from pipeline.sources.discovery import configured_specs
 
-ingest_job = dg.define_asset_job(
-    "ingest_job",
-    selection=dg.AssetSelection.groups(ingest.GROUP),
-    description="Collect and Process one source partition.",
-)
-dataset_job = dg.define_asset_job(
-    "dataset_job",
-    selection=dg.AssetSelection.groups(dataset.GROUP),
-    description="Filter, Verify, Difficulty and the released shards, over every ingested source.",
-)
-
-training_job = dg.define_asset_job(
-    "training_job",
-    selection=dg.AssetSelection.groups(training.GROUP),
-    description="MicroCoder-GRPO on verl over the released dataset.",
-)
+ingest_job, dataset_job, training_job = ingest.ingest_job, dataset.dataset_job, training.training_job
 
 
 def build_defs() -> dg.Definitions:
     """The definitions under the current environment; raises ``SettingError`` naming a bad setting."""
     check_data_root()
     configured_specs()  # MICROCODER_HUB_SOURCES names known hub sets
-    resources = {
+    resources = dg.Definitions(resources={
         "io_manager": from_env(ParquetIOManagerFactory, "io_manager"),
         "translation": from_env(TranslationResource, "translation"),
         "sampler": from_env(SamplerResource, "sampler"),
         "training_environment": from_env(TrainingEnvironment, "training_environment"),
         "ray_cluster": from_env(RayClusterResource, "ray_cluster"),
-    }
-    return dg.Definitions(
-        assets=dg.load_assets_from_modules([ingest, dataset, training]),
-        asset_checks=dg.load_asset_checks_from_modules([checks]),
-        jobs=[ingest_job, dataset_job, training_job],
-        schedules=[build_refresh_schedule(ingest_job)],
-        sensors=[build_drop_sensor(ingest_job)],
-        resources={**resources, "pipes_subprocess_client": dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT))},
-    )
+        "pipes_subprocess_client": dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT)),
+    })
+    return dg.Definitions.merge(ingest.build_defs(), dataset.build_defs(), training.build_defs(), resources)
 
 
 defs = build_defs()

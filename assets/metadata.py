@@ -6,19 +6,19 @@ from collections import Counter
 from typing import Any
 
 import dagster as dg
-import polars as pl
 
 from pipeline.plots import bar_png, histogram_png, line_png, png_markdown
 
 PREVIEW_COLUMNS = ("problem_id", "source", "source_id", "statement", "num_tests", "reason", "detail")
+Rows = list[dict[str, Any]]
 
 
-def preview_markdown(frame: pl.DataFrame, rows: int = 5, width: int = 80) -> str:
+def preview_markdown(rows: Rows, limit: int = 5, width: int = 80) -> str:
     """A few rows as a markdown table, long text cut to ``width`` characters."""
-    columns = [c for c in PREVIEW_COLUMNS if c in frame.columns] or frame.columns[:6]
-    head = frame.select(columns).head(rows)
+    names = list(rows[0]) if rows else []
+    columns = [c for c in PREVIEW_COLUMNS if c in names] or names[:6]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for record in head.iter_rows(named=True):
+    for record in rows[:limit]:
         cells = []
         for column in columns:
             text = "" if record[column] is None else str(record[column])
@@ -36,37 +36,37 @@ def reasons_markdown(counts: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
-def table_metadata(frame: pl.DataFrame) -> dict[str, Any]:
-    return {"dagster/row_count": frame.height, "preview": dg.MetadataValue.md(preview_markdown(frame))}
+def table_metadata(rows: Rows) -> dict[str, Any]:
+    return {"dagster/row_count": len(rows), "preview": dg.MetadataValue.md(preview_markdown(rows))}
 
 
-def rejects_metadata(frame: pl.DataFrame) -> dict[str, Any]:
-    counts = dict(Counter(frame["reason"].to_list())) if frame.height else {}
+def rejects_metadata(rejects: Rows) -> dict[str, Any]:
+    counts = dict(Counter(r["reason"] for r in rejects))
     return {
-        "dagster/row_count": frame.height,
+        "dagster/row_count": len(rejects),
         "rejects_by_reason": dg.MetadataValue.md(reasons_markdown(counts)),
         "rejects_by_reason_json": dg.MetadataValue.json(counts),
-        "preview": dg.MetadataValue.md(preview_markdown(frame)),
+        "preview": dg.MetadataValue.md(preview_markdown(rejects)),
     }
 
 
-def _column(frame: pl.DataFrame, name: str) -> list:
-    return frame[name].to_list() if name in frame.columns else []
+def _column(rows: Rows, name: str) -> list:
+    return [r.get(name) for r in rows]
 
 
-def source_mix_metadata(frame: pl.DataFrame) -> dict[str, Any]:
+def source_mix_metadata(rows: Rows) -> dict[str, Any]:
     """Rows per source, as a bar chart and as JSON (for tools that read numbers)."""
-    counts = dict(Counter(_column(frame, "source")).most_common())
+    counts = dict(Counter(_column(rows, "source")).most_common())
     return {
         "source_mix": dg.MetadataValue.md(png_markdown(bar_png(counts, "rows per source"), "rows per source")),
         "source_mix_json": dg.MetadataValue.json(counts),
     }
 
 
-def length_metadata(frame: pl.DataFrame) -> dict[str, Any]:
+def length_metadata(rows: Rows) -> dict[str, Any]:
     """Statement length (characters) and tests per problem, as histograms with their medians."""
-    lengths = [len(text) for text in _column(frame, "statement") if text]
-    tests = [n for n in _column(frame, "num_tests") if n is not None]
+    lengths = [len(text) for text in _column(rows, "statement") if text]
+    tests = [n for n in _column(rows, "num_tests") if n is not None]
     out: dict[str, Any] = {
         "statement_chars": dg.MetadataValue.md(png_markdown(histogram_png(lengths, 30, "statement length (chars)"), "statement length")),
     }

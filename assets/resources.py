@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import dagster as dg
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 Backend = Literal["transformers", "openai", "vllm"]
 
@@ -70,44 +70,3 @@ class TranslationResource(dg.ConfigurableResource):
 
         # Lazy: most partitions are all English and never pay for loading the model.
         return SamplerTranslator(LazySampler(sampler.make_sampler), max_tokens=self.max_tokens)
-
-
-class RayClusterResource(dg.ConfigurableResource):
-    """The Ray cluster that trains (``MICROCODER_RAY_CLUSTER_ADDRESS``); empty: train in this
-    machine's ``.venv-train``. The job is submitted through dagster-ray's ``PipesRayJobClient``
-    with this checkout as its ``working_dir``; see ``training.ray_job``."""
-
-    address: str = ""  # the Ray dashboard, e.g. http://head:8265
-    pip: str = ""  # extra packages for the job's runtime_env, comma-separated (e.g. "s3fs,dagster-pipes")
-    python: str = "python"  # the interpreter on the cluster that has verl (the entrypoint's)
-    entrypoint_num_cpus: float = Field(default=1, ge=0)
-    # names of environment variables the job gets from here (storage credentials, endpoints)
-    forward_env: str = ("AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_SESSION_TOKEN,AWS_DEFAULT_REGION,"
-                        "AWS_ENDPOINT_URL,GOOGLE_APPLICATION_CREDENTIALS,HF_ENDPOINT,HF_TOKEN,MICROCODER_TRAIN_SCRATCH")
-    poll_interval_s: float = Field(default=2, gt=0)
-    auth_token: str = ""  # the cluster's token (Ray's token authentication); empty: none sent
-
-    def headers(self) -> dict[str, str] | None:
-        """HTTP headers for the Ray dashboard (job submission, log tailing)."""
-        return {"Authorization": f"Bearer {self.auth_token}"} if self.auth_token else None
-
-    @field_validator("address")
-    @classmethod
-    def _address_is_http(cls, address: str) -> str:
-        if address and not address.startswith(("http://", "https://")):
-            raise ValueError(f"must be the Ray dashboard's http(s) URL, got {address!r}")
-        return address
-
-    def submit_params(self, metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        from training.ray_job import forwarded_env, submit_job_params
-
-        env = forwarded_env([n.strip() for n in self.forward_env.split(",") if n.strip()])
-        return submit_job_params(pip=[p.strip() for p in self.pip.split(",") if p.strip()], env_vars=env,
-                                 python=self.python, entrypoint_num_cpus=self.entrypoint_num_cpus,
-                                 metadata=metadata)
-
-    def pipes_client(self, address: str | None = None) -> Any:
-        from dagster_ray import PipesRayJobClient
-
-        return PipesRayJobClient(address=address or self.address, poll_interval=self.poll_interval_s,
-                                 headers=self.headers())

@@ -15,14 +15,10 @@ from typing import TypeVar
 import dagster as dg
 from pydantic import ValidationError
 
-from pipeline.paths import data_root
+from pipeline.paths import SettingError, data_root
 
 ENV_PREFIX = "MICROCODER_"
 R = TypeVar("R", bound=dg.ConfigurableResource)
-
-
-class SettingError(ValueError):
-    """A setting with a bad value; the message names the setting."""
 
 
 def env_name(section: str, field: str) -> str:

@@ -57,7 +57,7 @@ def _chunk(args: tuple[int, int, bool]) -> tuple[int, int, Counter, float, float
     result = process_rows(rows, steps=steps)
     t2 = time.perf_counter()
     reasons = Counter(r["reason"] for r in result.rejects)
-    return len(result.rows), len(result.rejects), reasons, t1 - t0, t2 - t1
+    return len(result.kept), len(result.rejects), reasons, t1 - t0, t2 - t1
 
 
 def run(total: int, workers: int, baseline: bool) -> dict:
@@ -101,8 +101,8 @@ def main() -> None:
     scale = args.problems / base["rows"]
 
     print(f"input: source adapters (pipeline.sources.collect_all); {args.workers} worker processes; shared records replicated, statements varied")
-    print(f"| run | rows | wall s | rows/s | collect s (sum of workers) | process s (sum of workers) | peak RSS MiB |")
-    print(f"|---|---|---|---|---|---|---|")
+    print("| run | rows | wall s | rows/s | collect s (sum of workers) | process s (sum of workers) | peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|")
     print(f"| fast path (script + stop words, langdetect when ambiguous) | {fast['rows']} | {fast['wall']:.1f} | "
           f"{fast['rows'] / fast['wall']:.0f} | {fast['collect_cpu']:.1f} | {fast['process_cpu']:.1f} | "
           f"parent {own:.0f} + {args.workers} x child {child:.0f} = {own + args.workers * child:.0f} |")

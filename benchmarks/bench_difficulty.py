@@ -28,7 +28,7 @@ def load_rows(sources: list[str]) -> list[dict]:
     specs = default_specs()
     rows: list[dict] = []
     for name in sources:
-        rows += process_rows(collect(specs[name]).rows).rows
+        rows += process_rows(collect(specs[name]).kept).kept
     return rows
 
 

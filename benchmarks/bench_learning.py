@@ -47,7 +47,9 @@ def problems(ks: range) -> list[dict]:
 
 
 def run(preset: str, out: Path, args) -> list[dict]:
-    cfg = {"preset": preset, "profile": "cpu-demo", "train_files": [str(out / "train.parquet")],
+    from pipeline.samplers.default_model import default_model_path
+
+    cfg = {"model_path": default_model_path(), "preset": preset, "profile": "cpu-demo", "train_files": [str(out / "train.parquet")],
            "val_files": [str(out / "test.parquet")], "output_dir": str(out / preset), "steps": args.steps,
            "train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "rollout_n": args.n,
            "max_prompt_length": 256, "max_response_length": args.response, "temperature": args.temperature,

@@ -66,7 +66,7 @@ def kodcode_rows() -> list[dict]:
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
 
-    return [r for r in process_rows(collect(default_specs()["kodcode"]).rows).rows if r["incorrect_solutions"]]
+    return [r for r in process_rows(collect(default_specs()["kodcode"]).kept).kept if r["incorrect_solutions"]]
 
 
 def judge(items: list[dict], workers: int) -> tuple[list[dict], float]:
@@ -85,7 +85,7 @@ def main() -> None:
     rows = kodcode_rows() + mapcoder_rows(args.tasks or None)
     config = VerifyConfig(workers=args.workers, max_references=args.references, max_incorrect=0, time_limit_factor=args.factor)
     verified = verify_rows(rows, config)
-    limited = [r for r in verified.rows if r.get("reference_cpu_s") is not None]
+    limited = [r for r in verified.kept if r.get("reference_cpu_s") is not None]
     print(f"# Verify: {len(rows)} problems, {len(limited)} with a derived limit in {verified.stats['seconds']} s "
           f"(median {verified.stats['time_limit_s_median']} s, max {verified.stats['time_limit_s_max']} s)", file=sys.stderr)
 

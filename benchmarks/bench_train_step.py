@@ -21,6 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from pipeline.samplers.default_model import default_model_path  # noqa: E402
+
 PHASES = [("gen", "generation"), ("reward", "reward"), ("old_log_prob", "old log-probs"), ("adv", "advantage+mask"),
           ("update_actor", "actor update"), ("update_weights", "weight sync"), ("testing", "validation")]
 
@@ -32,9 +35,10 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--response", type=int, default=64)
     args = ap.parse_args()
-    from pipeline.paths import shared_data_dir
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from pipeline.paths import shared_data_dir
 
     shared = shared_data_dir()
     if shared is None:
@@ -58,7 +62,7 @@ def main() -> int:
         tmp = Path(tmp)
         pq.write_table(pa.Table.from_pylist(rows[:-2]), tmp / "train.parquet")
         pq.write_table(pa.Table.from_pylist(rows[-2:]), tmp / "test.parquet")
-        cfg = {"train_files": [str(tmp / "train.parquet")], "val_files": [str(tmp / "test.parquet")],
+        cfg = {"model_path": default_model_path(), "train_files": [str(tmp / "train.parquet")], "val_files": [str(tmp / "test.parquet")],
                "output_dir": str(tmp / "run"), "steps": args.steps, "train_batch_size": args.batch,
                "ppo_mini_batch_size": args.batch, "rollout_n": args.n, "max_prompt_length": 256,
                "max_response_length": args.response, "eval_attempts": 1, "save_checkpoint": False, "m": 16}
@@ -68,7 +72,7 @@ def main() -> int:
     if proc.returncode != 0:
         print(proc.stderr[-4000:])
         return proc.returncode
-    steps = [json.loads(l.split(" ", 1)[1]) for l in proc.stdout.splitlines() if l.startswith("MICROCODER ")]
+    steps = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("MICROCODER ")]
     steps = [s for s in steps if s["type"] == "step"]
     print(f"verl CPU backend, SmolLM2-135M, batch {args.batch} x n {args.n}, response <= {args.response} tokens")
     print(f"{'phase':<16}" + "".join(f"{'step ' + str(s['step']):>16}" for s in steps))

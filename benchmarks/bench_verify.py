@@ -29,7 +29,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     previous = {"max_references": 3, "max_incorrect": 0, "derive_time_limits": False}
     for name in ("taco", "leetcode", "kodcode"):
-        rows = process_rows(collect(default_specs()[name]).rows).rows[: args.limit]
+        rows = process_rows(collect(default_specs()[name]).kept).kept[: args.limit]
         for label, workers, extra in (("defaults", 2, {}), ("defaults", 1, {}), ("previous defaults", 2, previous)):
             stats = verify_rows(rows, VerifyConfig(workers=workers, timeout_s=10, **extra)).stats
             print(f"| {name} | {len(rows)} | {label} | {workers} | {stats['seconds']} | {stats['problems_per_s']} "

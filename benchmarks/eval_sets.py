@@ -14,9 +14,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.process.checkers import derive_checker  # noqa: E402
-from pipeline.process.tests_format import TestsFormatError, normalize_tests  # noqa: E402
+from pipeline.process.tests_format import normalize_tests
 from pipeline.schema import Tests  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
+from pipeline.stage import Rejected  # noqa: E402
 
 SETS = ("humaneval", "mbpp", "leetcode", "taco", "humaneval_xl", "kodcode")
 
@@ -25,13 +26,13 @@ def _items(name: str):
     spec = default_specs().get(name)
     if spec is None:
         raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
-    for row in collect(spec).rows:
+    for row in collect(spec).kept:
         meta = json.loads(row["metadata"] or "{}")
         if name == "leetcode" and meta.get("split") != "test":
             continue  # the figure is LeetCodeDataset's test split
         try:
             tests = normalize_tests(row).to_dict()
-        except TestsFormatError:
+        except Rejected:
             continue  # e.g. TACO problems whose statement had no parsable example
         if (tests["kind"] != "assert" and not tests["cases"]) or not row["solutions"]:
             continue

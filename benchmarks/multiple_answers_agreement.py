@@ -58,7 +58,7 @@ def main() -> None:
     print("| set | detection | problems | >= 2 references | both | statement only | references only | neither |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
-        rows = [r for r in process_rows(collect(default_specs()[name]).rows).rows if r["solutions"] and r["tests"]]
+        rows = [r for r in process_rows(collect(default_specs()[name]).kept).kept if r["solutions"] and r["tests"]]
         jobs = [{"id": f"{r['problem_id']}:{i}", "code": code, "tests": json.loads(r["tests"])}
                 for r in rows for i, code in enumerate(r["solutions"][: config.max_references])]
         start = time.perf_counter()

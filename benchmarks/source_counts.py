@@ -16,18 +16,18 @@ from pipeline.sources import collect, default_specs  # noqa: E402
 
 
 def main() -> None:
-    print(f"| source | files | records | collect rejects | processed | process rejects (by reason) |")
+    print("| source | files | records | collect rejects | processed | process rejects (by reason) |")
     print("|---|---|---|---|---|---|")
     for name, spec in sorted(default_specs().items()):
         collected = collect(spec)
-        processed = process_rows(collected.rows)
-        assert len(collected.rows) + len(collected.rejects) == collected.records
-        assert len(processed.rows) + len(processed.rejects) == len(collected.rows)
+        processed = process_rows(collected.kept)
+        assert len(collected.kept) + len(collected.rejects) == collected.stats["records"]
+        assert len(processed.kept) + len(processed.rejects) == len(collected.kept)
         c_reasons = dict(Counter(r["reason"] for r in collected.rejects))
         p_reasons = dict(Counter(r["reason"] for r in processed.rejects))
         files = ", ".join(Path(f).name for f in spec.data_files)
-        print(f"| {name} | {files} | {collected.records} | {len(collected.rejects)} {c_reasons or ''} "
-              f"| {len(processed.rows)} | {len(processed.rejects)} {p_reasons or ''} |")
+        print(f"| {name} | {files} | {collected.stats['records']} | {len(collected.rejects)} {c_reasons or ''} "
+              f"| {len(processed.kept)} | {len(processed.rejects)} {p_reasons or ''} |")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``microcoder-eval``: the evaluator's stable command line (see DESIGN.md).
+"""``microcoder-eval``: the evaluator's stable command line (README, "Evaluator").
 
     microcoder-eval run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--timeout S] [--memory-mb MB]
     microcoder-eval doctor        # isolation level and environment, as JSON

@@ -149,7 +149,7 @@ def parse_expected(text: str) -> Any:
         pass
     try:
         return ast.literal_eval(text.strip())
-    except Exception as exc:  # SyntaxError, ValueError, MemoryError, RecursionError
+    except Exception as exc:  # noqa: BLE001 - SyntaxError, ValueError, MemoryError, RecursionError
         raise ValueError(f"expected value is neither JSON nor a Python literal: {exc}") from None
 
 
@@ -272,7 +272,7 @@ def compare_values(expected_json: str, actual_json: str, *, mode: str = "robust"
     if mode == "strict":
         try:
             return bool(actual == expected)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a value whose == raises is not equal
             return False
     if mode != "robust":
         raise ValueError(f"unknown comparison mode {mode!r}")
@@ -302,7 +302,7 @@ def _literal(text: str) -> tuple[bool, Any]:
         return False, None
     try:
         return True, ast.literal_eval(text)
-    except Exception:  # SyntaxError, ValueError, MemoryError, RecursionError
+    except Exception:  # noqa: BLE001 - SyntaxError, ValueError, MemoryError, RecursionError
         return False, None
 
 

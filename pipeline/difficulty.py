@@ -95,7 +95,7 @@ class ScoreCache:
 
 
 def prompt_for(row: dict[str, Any]) -> list[dict[str, str]]:
-    tests = Tests.from_json(row["tests"])
+    tests: Tests = row["tests"]
     return build_messages(row["statement"], row.get("starter_code"), tests.kind, tests.fn_name)
 
 
@@ -107,7 +107,7 @@ def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: Dif
     jobs, slots = [], []
     verdicts = [[False] * len(samples) for samples in completions]
     for p, (row, samples) in enumerate(zip(rows, completions)):
-        tests = json.loads(row["tests"])
+        tests = row["tests"].to_dict()
         for s, sample in enumerate(samples):
             code = extract_code(sample.text)
             if code is None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipeline.schema import Tests
-
 SOURCE = "livecodebench"
 
 
@@ -35,7 +33,7 @@ def heldout_rows(*, hub: bool = False, after: str = "") -> list[dict[str, Any]]:
     spec = hub_specs()[f"{SOURCE}_hub"] if hub else default_specs().get(SOURCE)
     if spec is None:
         return []
-    rows = process_rows(collect(spec).rows).rows
+    rows = process_rows(collect(spec).kept).kept
     if after:
         rows = [r for r in rows if r.get("contest_date") and str(r["contest_date"])[:10] >= after]
     return rows
@@ -51,7 +49,7 @@ def eval_group(row: dict[str, Any]) -> str:
             meta = {}
     platform = (meta or {}).get("platform") if isinstance(meta, dict) else None
     difficulty = row.get("source_difficulty")
-    parts = [SOURCE, str(platform).lower() if platform else Tests.from_json(row["tests"]).kind]
+    parts = [SOURCE, str(platform).lower() if platform else row["tests"].kind]
     if difficulty:
         parts.append(str(difficulty).lower())
     return "/".join(parts)

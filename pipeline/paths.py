@@ -8,6 +8,10 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
+class SettingError(ValueError):
+    """A setting (an environment variable, a resource field) with a bad value; the message names it."""
+
+
 def data_root() -> str:
     """Root of everything the project writes; a local path or an fsspec URL (s3://, gs://)."""
     root = os.environ.get("MICROCODER_DATA", "data")

@@ -1,8 +1,10 @@
 """The canonical problem row and canonical tests: one definition for every stage.
 
 Rows travel between stages as plain dicts (datatrove style) and are stored as Parquet with
-``PROBLEM_SCHEMA``. Tests are a nested, source-dependent structure, so they are stored as JSON
-text in the ``tests`` column and handled in Python through :class:`Tests`.
+``PROBLEM_SCHEMA``. Canonical tests are a :class:`Tests` object in a row, parsed once where rows
+are read (:func:`rows_from_table`) and written as JSON text only where rows are stored
+(:func:`rows_to_table`, :func:`to_storable`). Raw tests in a source's own format stay text until
+Process normalizes them.
 """
 
 from __future__ import annotations
@@ -10,11 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import pyarrow as pa
 
-TestKind = Literal["stdin", "call", "assert"]
 TEST_KINDS: tuple[str, ...] = ("stdin", "call", "assert")
 
 # How a raw row's tests are encoded; Process turns every format into ``canonical``.
@@ -31,7 +32,7 @@ class TestCase:
 
 @dataclass
 class Tests:
-    """Canonical tests of a problem, as in DESIGN.md."""
+    """Canonical tests of a problem: ``stdin`` cases, ``call`` cases (JSON args and return value), or an ``assert`` block."""
 
     kind: str
     cases: list[TestCase] = field(default_factory=list)
@@ -145,7 +146,24 @@ REJECT_SCHEMA = pa.schema(
     ]
 )
 
+# A model's pass rate per problem (``pipeline.difficulty``; its other columns are kept as they come).
+SCORE_SCHEMA = pa.schema([pa.field("problem_id", pa.string()), pa.field("pass_rate", pa.float64()),
+                          pa.field("difficulty", pa.string()), pa.field("model", pa.string())])
+# The released files: one row per shard (canonical layout) or per split (verl's layout).
+MANIFEST_SCHEMA = pa.schema([pa.field("split", pa.string()), pa.field("layout", pa.string()), pa.field("path", pa.string())])
+
 LIST_COLUMNS = ("solutions", "incorrect_solutions", "tags")
+
+
+def num_tests(row: dict[str, Any]) -> int:
+    """The row's test count: ``num_tests`` from Process, else counted from its canonical tests."""
+    value = row.get("num_tests")
+    if value is not None:
+        return int(value)
+    tests = row.get("tests")
+    if isinstance(tests, str) and row.get("tests_format", CANONICAL_FORMAT) == CANONICAL_FORMAT:
+        raise TypeError("canonical tests as JSON text: read rows with pipeline.schema.rows_from_table")
+    return tests.count if isinstance(tests, Tests) else 0  # raw tests in a source format: none canonical yet
 
 
 def make_row(source: str, source_id: Any, **fields: Any) -> dict[str, Any]:
@@ -159,9 +177,8 @@ def make_row(source: str, source_id: Any, **fields: Any) -> dict[str, Any]:
     for name in LIST_COLUMNS:
         row[name] = []
     tests = fields.pop("tests", None)
-    if isinstance(tests, Tests):
-        tests = tests.to_json()
-    elif isinstance(tests, (dict, list)):
+    if isinstance(tests, (dict, list)):  # raw tests in a source's format: text until Process
+
         tests = json.dumps(tests, ensure_ascii=False)
     row["tests"] = tests
     metadata = fields.pop("metadata", None)
@@ -177,30 +194,6 @@ def make_row(source: str, source_id: Any, **fields: Any) -> dict[str, Any]:
     return row
 
 
-def make_reject(
-    source: str,
-    stage: str,
-    reason: str,
-    *,
-    source_id: Any = None,
-    problem_id: str | None = None,
-    detail: str | None = None,
-    record: Any = None,
-) -> dict[str, Any]:
-    """A rejects-table row. ``record`` is kept whole (as JSON text) so nothing is lost."""
-    if record is not None and not isinstance(record, str):
-        record = json.dumps(record, ensure_ascii=False, default=str)
-    return {
-        "source": source,
-        "source_id": None if source_id is None else str(source_id),
-        "problem_id": problem_id,
-        "stage": stage,
-        "reason": reason,
-        "detail": detail,
-        "record": record,
-    }
-
-
 def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     """Rows to an Arrow table; columns beyond ``schema`` are kept with inferred types."""
     if not rows:
@@ -208,6 +201,8 @@ def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     extra = [k for k in rows[0] if k not in schema.names]
     names = list(schema.names) + extra
     columns = {n: [r.get(n) for r in rows] for n in names}
+    if "tests" in columns:
+        columns["tests"] = [t.to_json() if isinstance(t, Tests) else t for t in columns["tests"]]
     arrays = [pa.array(columns[f.name], type=f.type) for f in schema]
     fields = list(schema)
     for name in extra:
@@ -215,3 +210,20 @@ def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
         arrays.append(arr)
         fields.append(pa.field(name, arr.type))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def to_storable(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its tests as JSON text: what a writer stores (Parquet, JSON, a reject's record)."""
+    tests = row.get("tests")
+    return {**row, "tests": tests.to_json()} if isinstance(tests, Tests) else row
+
+
+def rows_from_table(table: pa.Table) -> list[dict[str, Any]]:
+    """Stored rows back to plain rows, canonical tests parsed into :class:`Tests` (once, here)."""
+    rows = table.to_pylist()
+    if "tests" in table.column_names:
+        for row in rows:
+            text = row.get("tests")
+            if isinstance(text, str) and row.get("tests_format", CANONICAL_FORMAT) == CANONICAL_FORMAT:
+                row["tests"] = Tests.from_json(text)
+    return rows

@@ -68,12 +68,12 @@ def to_verl_row(row: dict[str, Any], split: str, index: int, build_messages: Cal
                 data_source: str | None = None) -> dict[str, Any]:
     """One row in verl's RL layout; the reward reads the canonical tests from ``ground_truth``.
     ``data_source`` (default ``microcoder/<source>``) is the group verl reports validation by."""
-    tests = Tests.from_json(row["tests"])
+    tests: Tests = row["tests"]
     return {
         "data_source": data_source or f"microcoder/{row['source']}",
         "prompt": build_messages(row["statement"], row.get("starter_code"), tests.kind, tests.fn_name),
         "ability": ABILITY,
-        "reward_model": {"style": "rule", "ground_truth": row["tests"]},
+        "reward_model": {"style": "rule", "ground_truth": tests.to_json()},
         "extra_info": {
             "split": split,
             "index": index,

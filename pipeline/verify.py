@@ -20,16 +20,17 @@ Three more questions, because a test suite is only as good as what it accepts an
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pipeline.schema import Tests, make_reject
+from pipeline.schema import Tests
+from pipeline.stage import VERIFY, StageResult, reject
 
-STAGE = "verify"
 CLEAN_VERDICTS = ("accepted", "wrong_answer")  # the program ran to the end: its output is an answer
 PROGRAM_CHARS = 4000  # a surviving wrong program kept in a reject's detail
 
@@ -53,19 +54,12 @@ class VerifyConfig:
     weak_tests: Literal["reject", "mark"] = "reject"
 
 
-@dataclass
-class VerifyResult:
-    rows: list[dict[str, Any]]
-    rejects: list[dict[str, Any]]
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
 def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
     """Evaluator jobs: every (problem, reference) pair, all cases, no early stop."""
     jobs = []
     for row in rows:
         for ref_index, code in enumerate((row.get("solutions") or [])[: config.max_references]):
-            jobs.append({"id": f"{row['problem_id']}:{ref_index}", "code": code, "tests": json.loads(row["tests"])})
+            jobs.append({"id": f"{row['problem_id']}:{ref_index}", "code": code, "tests": row["tests"].to_dict()})
     return jobs
 
 
@@ -74,7 +68,7 @@ def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dic
     jobs = []
     for row in rows:
         for index, code in enumerate((row.get("incorrect_solutions") or [])[: config.max_incorrect]):
-            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": json.loads(row["tests"])})
+            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": row["tests"].to_dict()})
     return jobs
 
 
@@ -141,7 +135,7 @@ def derived_time_limit(slowest_cpu_s: float, source_limit_s: float | None, confi
 
 def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
-    tests = Tests.from_json(row["tests"])
+    tests: Tests = row["tests"]
     num_cases = max(1, len(tests.cases)) if tests.kind != "assert" else 1
     failures = [failing_cases(result, num_cases) for result in results]
     passed = sum(1 for f in failures if not f)
@@ -162,25 +156,26 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
         "multiple_answers": disagreement is not None,
         "reference_cpu_s": None,
     }
-    reject = lambda reason, detail=None: (None, make_reject(  # noqa: E731
-        row["source"], STAGE, reason, source_id=row["source_id"], problem_id=row["problem_id"], detail=detail, record=row))
+    def rejected(reason: str, detail: str | None = None) -> tuple[None, dict[str, Any]]:
+        return None, reject(VERIFY, row, reason, detail)
+
     if not results:
-        return reject("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
+        return rejected("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
     if not verified:
         verdicts = [{"reference": i, "verdict": r.get("verdict"), "failed_cases": sorted(f)[:20]} for i, (r, f) in enumerate(zip(results, failures))]
-        return reject("no_reference_passes", json.dumps(verdicts))
+        return rejected("no_reference_passes", json.dumps(verdicts))
     if tests.kind != "assert" and len(remaining) < config.min_tests:
-        return reject("too_few_tests_after_verify", f"{len(remaining)} left")
+        return rejected("too_few_tests_after_verify", f"{len(remaining)} left")
     if disagreement is not None and not tests.checker:
-        return reject("multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False))
+        return rejected("multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False))
     keep = set(range(num_cases)) - bad
     slowest = reference_cpu_s(results, failures, keep, num_cases)
     columns["reference_cpu_s"] = slowest
     if bad or (config.derive_time_limits and slowest is not None):
-        tests = Tests(**{**tests.to_dict(), "cases": remaining})
+        tests = dataclasses.replace(tests, cases=remaining)
         if config.derive_time_limits and slowest is not None:
             tests.time_limit_s = derived_time_limit(slowest, tests.time_limit_s, config)
-    return {**row, **columns, "tests": tests.to_json(), "num_tests": tests.count, "verified": True}, None
+    return {**row, **columns, "tests": tests, "num_tests": tests.count, "verified": True}, None
 
 
 def judge_strength(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -200,8 +195,7 @@ def judge_strength(row: dict[str, Any], results: list[dict[str, Any]], config: V
     if survivors and config.weak_tests == "reject":
         program = (row.get("incorrect_solutions") or [])[survivors[0]]
         detail = {"incorrect_index": survivors[0], "program": program[:PROGRAM_CHARS], "survivors": survivors, "run": len(counted)}
-        return None, make_reject(row["source"], STAGE, "weak_tests", source_id=row["source_id"], problem_id=row["problem_id"],
-                                 detail=json.dumps(detail, ensure_ascii=False), record=row)
+        return None, reject(VERIFY, row, "weak_tests", json.dumps(detail, ensure_ascii=False))
     return {**row, **columns}, None
 
 
@@ -231,13 +225,13 @@ def strength_by_source(rows: list[dict[str, Any]], rejects: list[dict[str, Any]]
             e["_strengths"].append(float(row["test_strength"]))
             e["weak_kept"] += bool(row.get("weak_tests"))
         if row.get("reference_cpu_s") is not None and row.get("tests"):
-            e["_limits"].append(json.loads(row["tests"]).get("time_limit_s"))
-    for reject in rejects:
-        if reject.get("reason") == "multiple_valid_answers":
-            entry(reject["source"])["multiple_valid_answers_rejected"] += 1
-        if reject.get("reason") == "weak_tests":
-            e = entry(reject["source"])
-            detail = json.loads(reject.get("detail") or "{}")
+            e["_limits"].append(row["tests"].time_limit_s)
+    for rej in rejects:
+        if rej.get("reason") == "multiple_valid_answers":
+            entry(rej["source"])["multiple_valid_answers_rejected"] += 1
+        if rej.get("reason") == "weak_tests":
+            e = entry(rej["source"])
+            detail = json.loads(rej.get("detail") or "{}")
             run, survived = int(detail.get("run", 0)), len(detail.get("survivors", []))
             e["with_incorrect"] += 1
             e["weak_rejected"] += 1
@@ -278,7 +272,7 @@ def verify_rows(
     *,
     evaluate_many: Evaluate | None = None,
     progress: Callable[[str], None] | None = None,
-) -> VerifyResult:
+) -> StageResult:
     """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then the
     known-incorrect programs on the tests that survived, under the derived time limits."""
     config = config or VerifyConfig()
@@ -321,11 +315,9 @@ def verify_rows(
         else:
             rejects.append(reject)
     elapsed = time.monotonic() - start
-    limits = sorted(json.loads(r["tests"]).get("time_limit_s") or 0.0 for r in final
+    limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
                     if config.derive_time_limits and r.get("reference_cpu_s") is not None)
-    reasons: dict[str, int] = {}
-    for r in rejects:
-        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    result = StageResult(final, rejects)
     stats = {
         "problems": len(rows),
         "reference_runs": len(jobs),
@@ -333,7 +325,7 @@ def verify_rows(
         "verified": sum(1 for r in final if r.get("verified")),
         "unverified_kept": sum(1 for r in final if not r.get("verified")),
         "rejected": len(rejects),
-        "rejects_by_reason": reasons,
+        "rejects_by_reason": result.reasons(),
         "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
         "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
         "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
@@ -347,4 +339,5 @@ def verify_rows(
     }
     if progress:
         progress(f"verified {stats['verified']}/{len(rows)} in {elapsed:.1f}s ({stats['problems_per_s']} problems/s)")
-    return VerifyResult(final, rejects, stats)
+    result.stats = stats
+    return result

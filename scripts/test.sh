@@ -6,4 +6,5 @@ scripts/setup.sh
 scripts/setup-train.sh
 scripts/setup-vllm.sh
 scripts/setup-system.sh
+.venv/bin/ruff check .  # the configuration in pyproject.toml; the noqa codes assume it
 exec .venv/bin/python -m pytest "$@"

@@ -58,18 +58,17 @@ def verl_env(cfg: TrainingConfig, metrics_path: Path) -> dict[str, str]:
 
 
 def resolve_model(cfg: TrainingConfig) -> str:
-    """The configured HF folder, or the embedded SmolLM2 default converted from its GGUF."""
-    if cfg.model_path:
-        return cfg.model_path
-    from pipeline.samplers.default_model import default_model_path
-
-    return default_model_path()
+    """The HF folder to train. The caller names it (the training asset resolves the embedded
+    default in the project's environment), so this environment never imports ``pipeline``."""
+    if not cfg.model_path:
+        raise ValueError("model_path is not set: the caller (the training asset, a benchmark) names the model to train")
+    return cfg.model_path
 
 
 def compose_verl_config(overrides: list[str]):
     """verl's ``ppo_trainer`` Hydra config with ``overrides`` applied (what ``main_ppo`` gets)."""
-    from hydra import compose, initialize_config_dir
     import verl.trainer.main_ppo as main_ppo
+    from hydra import compose, initialize_config_dir
 
     config_dir = str(Path(main_ppo.__file__).parent / "config")
     with initialize_config_dir(config_dir=config_dir, version_base=None):
@@ -79,7 +78,6 @@ def compose_verl_config(overrides: list[str]):
 def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
     """Start Ray (CPU: declared GPUs, as verl's pools ask for them) and run verl's PPO driver."""
     import ray
-    from omegaconf import OmegaConf
 
     os.environ.update(env)
     import verl  # noqa: F401  (imports the external modules named in the environment)
@@ -149,7 +147,7 @@ class MetricsTail:
                 if self.after_step:  # mirror to the run's storage before Dagster hears of the step
                     try:
                         self.after_step()
-                    except Exception as err:  # the step still streams; the final sync retries
+                    except Exception as err:  # noqa: BLE001 - the step still streams; the final sync retries
                         print(f"mirroring step {msg['step']} to storage failed: {err!r}", file=sys.stderr, flush=True)
                 self.emit(msg)
 

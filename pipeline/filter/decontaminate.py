@@ -146,7 +146,7 @@ def default_benchmarks(hub: bool = False) -> list[BenchmarkSet]:
     for name, spec in chosen.items():
         if spec is None:
             continue
-        rows = collect(spec).rows
+        rows = collect(spec).kept
         if name == "mbpp":
             rows = [r for r in rows if str(r["source_id"]).isdigit() and int(r["source_id"]) in MBPP_TEST_IDS]
         out.append(BenchmarkSet(name, [r["statement"] or "" for r in rows], [r["source_id"] for r in rows]))

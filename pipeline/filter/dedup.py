@@ -21,20 +21,9 @@ from datasketch import MinHashLSH
 
 from pipeline.filter.minhash import signatures, to_minhash
 from pipeline.filter.text import normalized_hash
-from pipeline.schema import Tests
+from pipeline.schema import num_tests
 
 _LARGE_BUCKET = 64  # buckets above this size are verified against one member, not pairwise
-
-
-def num_tests(row: dict[str, Any]) -> int:
-    """The row's test count: ``num_tests`` from Process, else counted from canonical tests."""
-    value = row.get("num_tests")
-    if value is not None:
-        return int(value)
-    try:
-        return Tests.from_json(row["tests"]).count if row.get("tests") else 0
-    except (ValueError, TypeError, KeyError):
-        return 0
 
 
 def keeper_key(source_priority: Sequence[str]) -> Callable[[dict[str, Any]], tuple]:

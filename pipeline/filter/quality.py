@@ -1,7 +1,7 @@
 """Quality rules: each one configurable, each with its own reject reason.
 
 A rule returns ``(reason, detail)`` for a row it rejects, else None. Rules see processed rows
-(``num_tests`` and ``has_images`` from Process; canonical ``tests`` JSON).
+(``num_tests`` and ``has_images`` from Process; canonical ``Tests``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.filter.dedup import num_tests
-from pipeline.schema import Tests
+from pipeline.schema import Tests, num_tests
 
 INTERACTIVE_RE = re.compile(
     r"\binteractive (?:problem|task)\b|\bthis is an interactive\b|\bflush the output\b|\bfflush\s*\(|"
@@ -53,13 +52,6 @@ def _metadata(row: dict[str, Any]) -> dict[str, Any]:
 
 def _truthy(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() in {"true", "1", "yes"}) or value == 1
-
-
-def _tests(row: dict[str, Any]) -> Tests | None:
-    try:
-        return Tests.from_json(row["tests"]) if row.get("tests") else None
-    except (ValueError, TypeError, KeyError):
-        return None
 
 
 def is_interactive(row: dict[str, Any]) -> str | None:
@@ -105,7 +97,7 @@ def check(row: dict[str, Any], config: QualityConfig) -> tuple[str, str] | None:
     if config.drop_image_dependent and (why := needs_images(row)):
         return "needs_images", json.dumps({"evidence": why})
     if config.require_checker_for_special_judge:
-        tests = _tests(row)
+        tests: Tests | None = row.get("tests")
         # assert-style tests judge the answer in code: they are their own checker
         if tests is not None and tests.kind != "assert" and not tests.checker and (why := special_judge(row)):
             return "special_judge_without_checker", json.dumps({"evidence": why})

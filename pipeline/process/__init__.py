@@ -1,46 +1,22 @@
 """Process stage: raw canonical rows -> processed rows (PROCESSED_SCHEMA) + rejects.
 
 Datatrove style: a list of small ``step(row) -> row`` functions (``steps.DEFAULT_STEPS``)
-runs over plain dicts; a step raises :class:`Reject` to reject. Translation of non-English
-statements runs afterwards as one batched pass over all rows that need it, because a model
-sampler is efficient only on batches. One bad row never sinks the run.
+runs over plain dicts (``pipeline.stage.run_steps``); a step raises ``Rejected`` to reject.
+Translation of non-English statements runs afterwards as one batched pass over all rows that
+need it, because a model sampler is efficient only on batches. One bad row never sinks the run.
 """
 
 from __future__ import annotations
 
-import traceback
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from pipeline.process.steps import DEFAULT_STEPS, Reject, Row
+from pipeline.process.steps import DEFAULT_STEPS
 from pipeline.process.translate import Translator
-from pipeline.schema import PROCESSED_SCHEMA, make_reject
+from pipeline.schema import PROCESSED_SCHEMA
+from pipeline.stage import PROCESS, Row, StageResult, Step, error_summary, reject, run_steps
 
-STAGE = "process"
-Step = Callable[[Row], Row]
-
-__all__ = ["DEFAULT_STEPS", "ProcessResult", "Reject", "Step", "Translator", "process_rows", "run_steps"]
-
-
-@dataclass
-class ProcessResult:
-    rows: list[Row] = field(default_factory=list)
-    rejects: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _reject(row: Row, reason: str, detail: str) -> dict[str, Any]:
-    return make_reject(
-        row.get("source") or "unknown", STAGE, reason,
-        source_id=row.get("source_id"), problem_id=row.get("problem_id"), detail=detail, record=row,
-    )
-
-
-def _error_summary(err: BaseException) -> str:
-    frames = traceback.extract_tb(err.__traceback__)[-3:]
-    where = " <- ".join(f"{f.name}@{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in reversed(frames))
-    return f"{type(err).__name__}: {err} [{where}]"
+__all__ = ["DEFAULT_STEPS", "Translator", "process_rows"]
 
 
 def _with_process_columns(row: Row) -> Row:
@@ -51,21 +27,13 @@ def _with_process_columns(row: Row) -> Row:
     return out
 
 
-def run_steps(row: Row, steps: Sequence[Step]) -> Row:
-    """One row through ``steps`` (a copy: the input row stays as collected, for the rejects)."""
-    current = dict(row)
-    for step in steps:
-        current = step(current)
-    return current
-
-
 def process_rows(
     rows: Iterable[Row],
     *,
     translator: Translator | None = None,
     steps: Sequence[Step] | None = None,
     max_translations: int | None = None,
-) -> ProcessResult:
+) -> StageResult:
     """Every row becomes a processed row or a reject with its reason; none is lost.
 
     Rows whose statement is not English are translated in one batched pass per source
@@ -75,38 +43,33 @@ def process_rows(
     translates a sample; the rest are rejected with ``needs_translation`` as well).
     """
     steps = DEFAULT_STEPS if steps is None else steps
-    result = ProcessResult()
+    stepped = run_steps(rows, (*steps, _with_process_columns), PROCESS)
+    result = StageResult(rejects=stepped.rejects)
     foreign: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        try:
-            out = _with_process_columns(run_steps(row, steps))
-        except Reject as rej:
-            result.rejects.append(_reject(row, rej.reason, rej.detail))
-            continue
-        except Exception as err:  # noqa: BLE001 - one bad row never sinks the run
-            result.rejects.append(_reject(row, "process_error", _error_summary(err)))
-            continue
+    for out in stepped.kept:
         if out["needs_translation"]:
             foreign[out["language"]].append(out)
         else:
-            result.rows.append(out)
+            result.kept.append(out)
     budget = max_translations
     for language, pending in foreign.items():
         if translator is not None and budget is not None:
             pending, over = pending[:budget], pending[budget:]
             budget -= len(pending)
             for out in over:
-                result.rejects.append(_reject(out, "needs_translation", f"statement language {language!r}, beyond max_translations={max_translations}"))
+                result.rejects.append(reject(PROCESS, out, "needs_translation", f"statement language {language!r}, beyond max_translations={max_translations}"))
         if translator is None:
             for out in pending:
-                result.rejects.append(_reject(out, "needs_translation", f"statement language {language!r}, no translator configured"))
+                result.rejects.append(reject(PROCESS, out, "needs_translation", f"statement language {language!r}, no translator configured"))
             continue
         if pending:
             _translate_batch(pending, language, translator, result)
+    result.stats = {"input": stepped.stats["input"], "kept": len(result.kept), "rejected": len(result.rejects),
+                    "translated": sum(1 for r in result.kept if r.get("original_statement")), "reasons": result.reasons()}
     return result
 
 
-def _translate_batch(pending: list[Row], language: str, translator: Translator, result: ProcessResult) -> None:
+def _translate_batch(pending: list[Row], language: str, translator: Translator, result: StageResult) -> None:
     """One batched translator call for all ``pending`` rows of one source language."""
     from pipeline.process.translate import TranslationError
 
@@ -114,18 +77,18 @@ def _translate_batch(pending: list[Row], language: str, translator: Translator, 
         translations: list[str | None] = list(translator.translate([r["statement"] for r in pending], language))
     except Exception as err:  # noqa: BLE001 - a failing backend rejects its rows, nothing more
         for out in pending:
-            result.rejects.append(_reject(out, "translation_failed", _error_summary(err)))
+            result.rejects.append(reject(PROCESS, out, "translation_failed", error_summary(err)))
         return
     if len(translations) != len(pending):
         for out in pending:
-            result.rejects.append(_reject(out, "translation_failed", f"{len(translations)} translations for {len(pending)} texts"))
+            result.rejects.append(reject(PROCESS, out, "translation_failed", f"{len(translations)} translations for {len(pending)} texts"))
         return
     for out, text in zip(pending, translations):
         if isinstance(text, TranslationError) or not text or not str(text).strip():
-            result.rejects.append(_reject(out, "translation_failed", str(text or "empty translation")))
+            result.rejects.append(reject(PROCESS, out, "translation_failed", str(text or "empty translation")))
             continue
         out["original_statement"] = out["statement"]
         out["statement"] = text
         out["language"] = "en"
         out["needs_translation"] = False
-        result.rows.append(out)
+        result.kept.append(out)

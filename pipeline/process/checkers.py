@@ -49,7 +49,7 @@ def checker_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     """How many rows carry each named checker family (what the rules touched, per source run)."""
     counts: Counter[str] = Counter()
     for row in rows:
-        checker = Tests.from_json(row["tests"]).checker if row.get("tests") else None
+        checker = row["tests"].checker if isinstance(row.get("tests"), Tests) else None
         if checker and "\n" not in checker:
             counts[checker.split(":", 1)[0]] += 1
         elif checker:

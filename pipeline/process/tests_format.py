@@ -30,26 +30,16 @@ Any raw dict may carry ``time_limit_s`` / ``memory_limit_mb``; they are kept.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from pipeline.process.pytest_shim import assert_code_for_pytest
-from pipeline.schema import CANONICAL_FORMAT, Tests, TestCase
+from pipeline.schema import CANONICAL_FORMAT, TestCase, Tests
 from pipeline.sources.common import fn_name_from_code
-
-
-class TestsFormatError(ValueError):
-    """Tests that do not parse. ``reason`` is a short stable code for the rejects table."""
-
-    __test__ = False  # not a pytest test class
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
+from pipeline.stage import Rejected
 
 Normalizer = Callable[[Any, dict[str, Any]], Tests]
 TESTS_FORMATS: dict[str, Normalizer] = {}
@@ -72,28 +62,30 @@ def normalize_tests(row: dict[str, Any]) -> Tests:
     fmt = row.get("tests_format") or CANONICAL_FORMAT
     normalizer = TESTS_FORMATS.get(fmt)
     if normalizer is None:
-        raise TestsFormatError("unknown_tests_format", fmt)
+        raise Rejected("unknown_tests_format", fmt)
     raw = row.get("tests")
+    if isinstance(raw, Tests):  # canonical already (parsed where the row was read); steps may edit the copy
+        return dataclasses.replace(raw)
     if raw is None or raw == "":
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as err:
-            raise TestsFormatError("invalid_tests_json", str(err)) from None
+            raise Rejected("invalid_tests_json", str(err)) from None
     try:
         tests = normalizer(raw, row)
-    except TestsFormatError:
+    except Rejected:
         raise
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, SyntaxError, RecursionError) as err:
-        raise TestsFormatError("unparseable_tests", f"{fmt}: {type(err).__name__}: {err}") from None
+        raise Rejected("unparseable_tests", f"{fmt}: {type(err).__name__}: {err}") from None
     if isinstance(raw, dict):
         if tests.time_limit_s is None and raw.get("time_limit_s"):
             tests.time_limit_s = float(raw["time_limit_s"])
         if tests.memory_limit_mb is None and raw.get("memory_limit_mb"):
             tests.memory_limit_mb = int(raw["memory_limit_mb"])
     if tests.kind == "call" and not tests.fn_name:
-        raise TestsFormatError("missing_fn_name")
+        raise Rejected("missing_fn_name")
     return tests
 
 
@@ -105,14 +97,14 @@ def signature_params(code: str, fn_name: str) -> list[str]:
     """Positional parameter names of ``def fn_name(...)`` in (possibly incomplete) code, no self."""
     match = re.search(rf"^[ \t]*def[ \t]+{re.escape(fn_name)}[ \t]*\(", code or "", re.M)
     if not match:
-        raise TestsFormatError("signature_not_found", fn_name)
+        raise Rejected("signature_not_found", fn_name)
     start = match.end()
     depth, i = 1, start
     while i < len(code) and depth:
         depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(code[i], 0)
         i += 1
     if depth:
-        raise TestsFormatError("signature_not_found", f"unbalanced parameters of {fn_name}")
+        raise Rejected("signature_not_found", f"unbalanced parameters of {fn_name}")
     tree = ast.parse(f"def _f({code[start:i - 1]}): pass")
     args = tree.body[0].args  # type: ignore[attr-defined]
     names = [a.arg for a in args.posonlyargs + args.args]
@@ -142,18 +134,14 @@ def literal(node: ast.AST) -> Any:
         return -value if isinstance(node.op, ast.USub) else +value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1:
         return float(literal(node.args[0]))
-    raise TestsFormatError("not_a_literal", ast.dump(node)[:120])
-
-
-def literal_text(text: str) -> Any:
-    return literal(ast.parse(text.strip(), mode="eval").body)
+    raise Rejected("not_a_literal", ast.dump(node)[:120])
 
 
 def _json(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError) as err:
-        raise TestsFormatError("not_json_serializable", str(err)) from None
+        raise Rejected("not_json_serializable", str(err)) from None
 
 
 def _text(value: Any) -> str:
@@ -161,7 +149,7 @@ def _text(value: Any) -> str:
     if isinstance(value, list):
         return "\n".join(str(v) for v in value)
     if value is None:
-        raise TestsFormatError("missing_case_value")
+        raise Rejected("missing_case_value")
     return str(value)
 
 
@@ -174,13 +162,13 @@ def _unwrap_outputs(outputs: list[Any]) -> list[Any]:
 
 def _stdin(inputs: list[Any], outputs: list[Any]) -> Tests:
     if len(inputs) != len(outputs):
-        raise TestsFormatError("mismatched_cases", f"{len(inputs)} inputs, {len(outputs)} outputs")
+        raise Rejected("mismatched_cases", f"{len(inputs)} inputs, {len(outputs)} outputs")
     return Tests(kind="stdin", cases=[TestCase(_text(i), _text(o)) for i, o in zip(inputs, outputs)])
 
 
 def _call(fn_name: str | None, args: list[list[Any]], outputs: list[Any], prelude: str | None = None) -> Tests:
     if len(args) != len(outputs):
-        raise TestsFormatError("mismatched_cases", f"{len(args)} inputs, {len(outputs)} outputs")
+        raise Rejected("mismatched_cases", f"{len(args)} inputs, {len(outputs)} outputs")
     cases = [TestCase(_json(a if isinstance(a, list) else [a]), _json(o)) for a, o in zip(args, outputs)]
     return Tests(kind="call", fn_name=fn_name, cases=cases, prelude=prelude)
 
@@ -198,7 +186,7 @@ def _apps_io(raw: Any, row: dict[str, Any]) -> Tests:
     inputs, outputs = list(raw.get("inputs") or []), list(raw.get("outputs") or [])
     fn_name = raw.get("fn_name")
     if not inputs:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     if fn_name:
         return _call(fn_name, inputs, _unwrap_outputs(outputs))
     return _stdin(inputs, outputs)
@@ -208,7 +196,7 @@ def _apps_io(raw: Any, row: dict[str, Any]) -> Tests:
 def _mapcoder_apps(raw: Any, row: dict[str, Any]) -> Tests:
     cases = list(raw.get("cases") or [])
     if not cases:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     fn_name = raw.get("fn_name")
     outputs = [c["output"] for c in cases]
     if not fn_name:
@@ -218,7 +206,7 @@ def _mapcoder_apps(raw: Any, row: dict[str, Any]) -> Tests:
     for case in cases:
         lines = str(case["input"]).split("\n")
         if len(lines) != len(params):
-            raise TestsFormatError("ambiguous_args", f"{len(lines)} lines for {len(params)} parameters")
+            raise Rejected("ambiguous_args", f"{len(lines)} lines for {len(params)} parameters")
         args.append([_python_or_text(line) for line in lines])
     return _call(fn_name, args, _unwrap_outputs(outputs))
 
@@ -234,12 +222,12 @@ def _python_or_text(text: str) -> Any:
 def _lcb(raw: Any, row: dict[str, Any]) -> Tests:
     cases = [c for c in raw.get("cases") or [] if c]
     if not cases:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     types = {c.get("testtype") for c in cases}
     if types == {"stdin"}:
         return _stdin([c["input"] for c in cases], [c["output"] for c in cases])
     if types != {"functional"}:
-        raise TestsFormatError("mixed_test_types", str(sorted(map(str, types))))
+        raise Rejected("mixed_test_types", str(sorted(map(str, types))))
     fn_name = raw.get("fn_name") or fn_name_from_code(row.get("starter_code") or "")
     args = [[json.loads(line) for line in c["input"].split("\n") if line.strip()] for c in cases]
     return _call(fn_name, args, [json.loads(c["output"]) for c in cases])
@@ -249,12 +237,12 @@ def _lcb(raw: Any, row: dict[str, Any]) -> Tests:
 def _typed_cases(raw: Any, row: dict[str, Any]) -> Tests:
     cases = [c for c in raw if c]
     if not cases:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     types = {c.get("type") or "stdin_stdout" for c in cases}
     if types == {"stdin_stdout"}:
         return _stdin([c["input"] for c in cases], [c["output"] for c in cases])
     if types != {"function_call"}:
-        raise TestsFormatError("mixed_test_types", str(sorted(types)))
+        raise Rejected("mixed_test_types", str(sorted(types)))
     fn_name = cases[0].get("fn_name") or fn_name_from_code(row.get("starter_code") or "")
     args = [json.loads(c["input"]) if isinstance(c["input"], str) else c["input"] for c in cases]
     outputs = [json.loads(c["output"]) if isinstance(c["output"], str) else c["output"] for c in cases]
@@ -265,7 +253,7 @@ def _typed_cases(raw: Any, row: dict[str, Any]) -> Tests:
 def _sandbox_stdio(raw: Any, row: dict[str, Any]) -> Tests:
     cases = [c for c in raw if c]
     if not cases:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     return _stdin([c["input"]["stdin"] for c in cases], [c["output"]["stdout"] for c in cases])
 
 
@@ -273,7 +261,7 @@ def _sandbox_stdio(raw: Any, row: dict[str, Any]) -> Tests:
 def _humaneval(raw: Any, row: dict[str, Any]) -> Tests:
     test, entry_point = raw.get("test") or "", raw.get("entry_point")
     if "assert" not in test or not entry_point:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     return Tests(kind="assert", fn_name=entry_point, assert_code=f"{test.rstrip()}\n\ncheck({entry_point})\n")
 
 
@@ -281,7 +269,7 @@ def _humaneval(raw: Any, row: dict[str, Any]) -> Tests:
 def _mbpp(raw: Any, row: dict[str, Any]) -> Tests:
     lines = [t for t in raw.get("test_list") or [] if t and t.strip()]
     if not lines:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     setup = (raw.get("test_setup_code") or "").strip()
     return Tests(kind="assert", assert_code=(setup + "\n" if setup else "") + "\n".join(lines) + "\n")
 
@@ -290,7 +278,7 @@ def _mbpp(raw: Any, row: dict[str, Any]) -> Tests:
 def _assert_code(raw: Any, row: dict[str, Any]) -> Tests:
     code = raw.get("assert_code") or ""
     if "assert" not in code:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     return Tests(kind="assert", assert_code=code, prelude=raw.get("prelude"))
 
 
@@ -304,7 +292,7 @@ def _pytest(raw: Any, row: dict[str, Any]) -> Tests:
         for n in tree.body
     )
     if not has_tests:
-        raise TestsFormatError("no_tests", "no test_* functions or Test* classes")
+        raise Rejected("no_tests", "no test_* functions or Test* classes")
     return Tests(kind="assert", assert_code=assert_code_for_pytest(code))
 
 
@@ -314,11 +302,11 @@ def _leetcode(raw: Any, row: dict[str, Any]) -> Tests:
     fn_name = entry_point.rsplit(".", 1)[-1] if entry_point else None
     test, prelude = raw.get("test") or "", raw.get("prelude") or ""
     if not fn_name or "assert" not in test:
-        raise TestsFormatError("no_tests")
+        raise Rejected("no_tests")
     try:
         params = signature_params(raw.get("signature") or raw.get("starter_code") or "", fn_name)
         cases = leetcode_call_cases(test, params)
-    except (TestsFormatError, SyntaxError, ValueError, TypeError):
+    except (Rejected, SyntaxError, ValueError, TypeError):
         cases = None
     if cases:
         return Tests(kind="call", fn_name=fn_name, cases=cases, prelude=prelude)
@@ -335,11 +323,11 @@ def leetcode_keyword_args(text: str, params: list[str]) -> list[Any]:
 
 def _order(values: dict[str | None, Any], positional: list[Any], params: list[str]) -> list[Any]:
     if None in values:
-        raise TestsFormatError("starred_argument")
+        raise Rejected("starred_argument")
     missing = [p for p in params[len(positional):] if p not in values]
     extra = [k for k in values if k not in params]
     if missing or extra:
-        raise TestsFormatError("argument_mismatch", f"missing {missing}, unexpected {extra}")
+        raise Rejected("argument_mismatch", f"missing {missing}, unexpected {extra}")
     return positional + [values[p] for p in params[len(positional):]]
 
 
@@ -369,7 +357,7 @@ def leetcode_call_cases(test: str, params: list[str]) -> list[TestCase] | None:
         try:
             args = _order({kw.arg: literal(kw.value) for kw in call.keywords}, [literal(a) for a in call.args], params)
             value = literal(expected)
-        except TestsFormatError:
+        except Rejected:
             return None
         cases.append(TestCase(_json(args), _json(value)))
     return cases or None

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from pipeline.samplers.base import Sampler
+
 LANGUAGE_NAMES = {
     "zh": "Chinese", "ru": "Russian", "ja": "Japanese", "ko": "Korean", "uk": "Ukrainian",
     "es": "Spanish", "fr": "French", "de": "German", "pt": "Portuguese", "it": "Italian",
@@ -34,13 +36,6 @@ class Translator(Protocol):
     """
 
     def translate(self, texts: list[str], source_lang: str) -> list[str]: ...
-
-
-@runtime_checkable
-class Sampler(Protocol):
-    """The model sampler interface of ``pipeline.samplers`` (completions per prompt)."""
-
-    def generate(self, prompts: list[str], n: int, temperature: float, max_tokens: int, seed: int) -> Sequence[Any]: ...
 
 
 # What must not be translated, most specific first: fenced code, inline code, math, URLs,

@@ -23,9 +23,9 @@ from pipeline.sources import (  # noqa: F401 - importing registers each adapter
     taco,
     xcodeeval,
 )
-from pipeline.sources.registry import ADAPTERS, CollectResult, RecordError, SourceReadError, SourceSpec, collect, get_adapter
+from pipeline.sources.registry import ADAPTERS, SourceReadError, SourceSpec, collect, get_adapter
 
-__all__ = ["ADAPTERS", "CollectResult", "RecordError", "SourceReadError", "SourceSpec", "collect", "collect_all", "default_specs", "get_adapter", "hub_specs"]
+__all__ = ["ADAPTERS", "SourceReadError", "SourceSpec", "collect", "collect_all", "default_specs", "get_adapter", "hub_specs"]
 
 
 def _files(base: Path, pattern: str) -> tuple[str, ...]:
@@ -65,7 +65,7 @@ def default_specs() -> dict[str, SourceSpec]:
 
 def collect_all(specs: dict[str, SourceSpec] | None = None) -> list[dict]:
     """Canonical rows of every spec (default: the local sources), for tests and benchmarks."""
-    return [row for spec in (default_specs() if specs is None else specs).values() for row in collect(spec).rows]
+    return [row for spec in (default_specs() if specs is None else specs).values() for row in collect(spec).kept]
 
 
 def hub_specs() -> dict[str, SourceSpec]:

@@ -12,11 +12,12 @@ import ast
 import json
 from typing import Any
 
-from pipeline.sources.common import fn_name_from_code, BOOKKEEPING, as_list, require_text
-from pipeline.sources.loading import INDEX_KEY, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
-from pipeline.sources.taco import _hub_row
 from pipeline.schema import make_row
+from pipeline.sources.common import BOOKKEEPING, as_list, fn_name_from_code, require_text
+from pipeline.sources.loading import INDEX_KEY, leftovers, load_records
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.sources.taco import _hub_row
+from pipeline.stage import Rejected
 
 LICENSE = "MIT"
 
@@ -28,7 +29,7 @@ def load(spec: SourceSpec):
         if isinstance(record, dict) and "test_list" in record:
             key = json.dumps({k: v for k, v in record.items() if k not in BOOKKEEPING}, sort_keys=True, default=str)
             if key in seen:
-                yield RecordError("duplicate_record", f"id {record.get('id')} repeats record #{seen[key]}")
+                yield Rejected("duplicate_record", f"id {record.get('id')} repeats record #{seen[key]}")
                 continue
             seen[key] = record.get(INDEX_KEY, -1)
         yield record
@@ -39,7 +40,7 @@ def _python_value(value: Any, what: str) -> Any:
         try:
             return ast.literal_eval(value)
         except (ValueError, SyntaxError) as err:
-            raise RecordError("unparseable_tests", f"{what}: {err}") from None
+            raise Rejected("unparseable_tests", f"{what}: {err}") from None
     return value
 
 
@@ -52,7 +53,7 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     starter = record.get("starter_code") or ""
     cases = _python_value(record.get("test_list"), "test_list")
     if not isinstance(cases, list):
-        raise RecordError("unparseable_tests", f"test_list is {type(cases).__name__}")
+        raise Rejected("unparseable_tests", f"test_list is {type(cases).__name__}")
     samples = _python_value(record.get("sample_io"), "sample_io")
     tests = {"fn_name": fn_name_from_code(starter) if starter.strip() else None, "starter_code": starter, "cases": cases}
     return make_row(

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, as_list, index_id, require_text, strip_fence
 from pipeline.sources.loading import leftovers, load_records
 from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
 
 LICENSE = "CC-BY-4.0"
 PYTHON3 = 3  # deepmind/code_contests Language enum: 1 PYTHON (2.x), 2 CPP, 3 PYTHON3, 4 JAVA

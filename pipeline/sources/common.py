@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from pipeline.sources.loading import FILE_KEY, INDEX_KEY
-from pipeline.sources.registry import RecordError
+from pipeline.stage import Rejected
 
 BOOKKEEPING = {FILE_KEY, INDEX_KEY}
 
@@ -14,7 +14,7 @@ BOOKKEEPING = {FILE_KEY, INDEX_KEY}
 def require_text(value: Any, what: str = "statement") -> str:
     """A non-empty string, or the record is malformed."""
     if not isinstance(value, str) or not value.strip():
-        raise RecordError(f"missing_{what}", f"{what} is {type(value).__name__ if value is not None else 'missing'}")
+        raise Rejected(f"missing_{what}", f"{what} is {type(value).__name__ if value is not None else 'missing'}")
     return value
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.sources.common import fn_name_from_code, BOOKKEEPING, as_list, index_id, require_text
-from pipeline.sources.loading import json_value, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
 from pipeline.schema import make_row
+from pipeline.sources.common import BOOKKEEPING, as_list, fn_name_from_code, index_id, require_text
+from pipeline.sources.loading import json_value, leftovers, load_records
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "MIT"
 
@@ -28,12 +29,12 @@ def tests_layout(tests: Any, starter: str, meta: Any) -> tuple[Any, str]:
     if isinstance(tests, dict):
         if "inputs" in tests:
             return tests, "apps_io"
-        raise RecordError("unparseable_tests", f"dict tests with keys {sorted(tests)[:5]}")
+        raise Rejected("unparseable_tests", f"dict tests with keys {sorted(tests)[:5]}")
     if not isinstance(tests, list):
-        raise RecordError("unparseable_tests", f"tests is {type(tests).__name__}")
+        raise Rejected("unparseable_tests", f"tests is {type(tests).__name__}")
     first = tests[0] if tests else {}
     if not isinstance(first, dict):
-        raise RecordError("unparseable_tests", f"test case is {type(first).__name__}")
+        raise Rejected("unparseable_tests", f"test case is {type(first).__name__}")
     if "testtype" in first:
         return {"cases": tests, "fn_name": fn_name}, "lcb"
     return tests, "typed_cases"  # PrimeIntellect (type, fn_name) or codeforces (no type: stdin)
@@ -44,7 +45,7 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     starter = record.get("starter_code") or ""
     tests = json_value(record.get("tests"))
     if isinstance(tests, str):
-        raise RecordError("unparseable_tests", tests[:200])
+        raise Rejected("unparseable_tests", tests[:200])
     raw, fmt = tests_layout(tests, starter, json_value(record.get("metadata")))
     solutions = [s for s in as_list(json_value(record.get("solutions"))) if isinstance(s, str)]
     return make_row(

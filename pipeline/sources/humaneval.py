@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, require_text
 from pipeline.sources.loading import leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "MIT"
 
@@ -40,7 +41,7 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     prompt = require_text(record.get("prompt"))
     entry_point = record.get("entry_point")
     if not entry_point:
-        raise RecordError("missing_entry_point")
+        raise Rejected("missing_entry_point")
     language = record.get("natural_language")
     source_id = f"{record.get('task_id')}:{language}" if language else record.get("task_id")
     tests = {"test": record.get("test") or "", "entry_point": entry_point}

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, index_id, require_text
 from pipeline.sources.loading import FILE_KEY, INDEX_KEY, json_value, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "CC-BY-NC-4.0"
 
@@ -24,7 +25,7 @@ def _truthy(value: Any) -> bool:
     return value is True or str(value).strip().lower() == "true"
 
 
-def load(spec: SourceSpec) -> Iterator[dict[str, Any] | RecordError]:
+def load(spec: SourceSpec) -> Iterator[dict[str, Any] | Rejected]:
     labels: dict[tuple[str, int], dict[str, Any]] = {}
     for record in load_records(spec, tuple(spec.options.get("labels_files", ()))):
         if isinstance(record, dict):
@@ -38,7 +39,7 @@ def load(spec: SourceSpec) -> Iterator[dict[str, Any] | RecordError]:
 def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     if "messages" in record:
         meta = record.get("metadata") or {}
-        raise RecordError("failed_verification", f"pass_sequence={meta.get('pass_sequence')}")
+        raise Rejected("failed_verification", f"pass_sequence={meta.get('pass_sequence')}")
     if "question" in record:
         return _hub_row(record, spec)
     statement = require_text(record.get("instruction"))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, require_text
 from pipeline.sources.loading import FILE_KEY, leftovers, load_records
 from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
 
 LICENSE = "MIT"
 

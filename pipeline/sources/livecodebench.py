@@ -15,10 +15,11 @@ import pickle
 import zlib
 from typing import Any
 
-from pipeline.sources.common import fn_name_from_code, BOOKKEEPING, index_id, require_text
-from pipeline.sources.loading import json_value, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
 from pipeline.schema import make_row
+from pipeline.sources.common import BOOKKEEPING, fn_name_from_code, index_id, require_text
+from pipeline.sources.loading import json_value, leftovers, load_records
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "CC-BY-4.0"
 MAX_DECOMPRESSED = 1 << 30  # a zip bomb in a record must not take the machine down
@@ -80,7 +81,7 @@ def _hub_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     try:
         private = decode_private_tests(record.get("private_test_cases") or "")
     except (pickle.UnpicklingError, ValueError, zlib.error, EOFError, TypeError) as err:
-        raise RecordError("unsafe_or_invalid_private_tests", f"{type(err).__name__}: {err}") from None
+        raise Rejected("unsafe_or_invalid_private_tests", f"{type(err).__name__}: {err}") from None
     meta = json_value(record.get("metadata")) or {}
     starter = record.get("starter_code") or ""
     fn_name = (meta.get("func_name") if isinstance(meta, dict) else None) or (

@@ -4,7 +4,7 @@ Local files are read with the same builder a hub dataset would use (``json`` or 
 an adapter's mapping is exercised on real files exactly as in production. Where Arrow cannot
 hold a file (types that differ between records, a JSON array it cannot parse), the file is read
 record by record with the standard ``json`` module instead, and a record that cannot be parsed
-becomes a :class:`RecordError`: no record is ever lost silently.
+becomes a :class:`Rejected`: no record is ever lost silently.
 
 Each record from a local file carries two bookkeeping keys, ``_file`` (the file's base name) and
 ``_index`` (its position in that file), so adapters can build stable ids and keep the split.
@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.paths import local_cache_dir
-from pipeline.sources.registry import RecordError, SourceReadError, SourceSpec, read_json_lines
+from pipeline.sources.registry import SourceReadError, SourceSpec, read_json_lines
+from pipeline.stage import Rejected
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def _basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def load_records(spec: SourceSpec, files: tuple[str, ...] | None = None) -> Iterator[dict[str, Any] | RecordError]:
+def load_records(spec: SourceSpec, files: tuple[str, ...] | None = None) -> Iterator[dict[str, Any] | Rejected]:
     """Records of ``spec`` (or of ``files``, auxiliary files of the same source), in file order."""
     if files is None and spec.is_hub:
         yield from _load_hub(spec)
@@ -67,7 +68,7 @@ def _load_hub(spec: SourceSpec) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def load_file(path: str) -> Iterator[dict[str, Any] | RecordError]:
+def load_file(path: str) -> Iterator[dict[str, Any] | Rejected]:
     """Every record of one local file: ``datasets.load_dataset`` first, json per record as fallback."""
     builder = builder_for(path)
     try:
@@ -98,7 +99,7 @@ def _load_with_datasets(builder: str, path: str) -> Iterator[dict[str, Any]]:
         yield dict(record)
 
 
-def _load_with_json(path: str) -> Iterator[dict[str, Any] | RecordError]:
+def _load_with_json(path: str) -> Iterator[dict[str, Any] | Rejected]:
     import fsspec
 
     with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
@@ -110,13 +111,13 @@ def _load_with_json(path: str) -> Iterator[dict[str, Any] | RecordError]:
         try:
             values = json.load(handle)
         except json.JSONDecodeError as err:  # the whole array is unreadable: one reject says so
-            yield RecordError("invalid_json", f"{path}: {err}")
+            yield Rejected("invalid_json", f"{path}: {err}")
             return
     for number, value in enumerate(values):
         if isinstance(value, dict):
             yield value
         else:
-            yield RecordError("not_an_object", f"{path}[{number}]: {type(value).__name__}")
+            yield Rejected("not_an_object", f"{path}[{number}]: {type(value).__name__}")
 
 
 def json_value(value: Any) -> Any:

@@ -3,7 +3,7 @@
 An adapter knows how to load its records (hub dataset or local files through the same
 ``datasets.load_dataset`` code) and how to map one record to a canonical row. ``collect`` runs
 an adapter over a configured source and never lets one bad record sink the run: every record
-becomes a row or a reject with its reason.
+becomes a row or a reject with its reason (an adapter raises :class:`pipeline.stage.Rejected`).
 """
 
 from __future__ import annotations
@@ -13,18 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.schema import make_reject
-
-STAGE = "collect"
-
-
-class RecordError(ValueError):
-    """A malformed source record. ``reason`` is a short stable code for the rejects table."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
+from pipeline.stage import COLLECT, Rejected, StageResult, error_summary, reject
 
 
 class SourceReadError(RuntimeError):
@@ -80,13 +69,6 @@ def get_adapter(name: str) -> SourceAdapter:
         raise KeyError(f"unknown source adapter {name!r}; known: {sorted(ADAPTERS)}") from None
 
 
-@dataclass
-class CollectResult:
-    rows: list[dict[str, Any]]
-    rejects: list[dict[str, Any]]
-    records: int  # records read from the source: rows + rejects account for all of them
-
-
 def _record_id(record: dict[str, Any], index: int) -> str:
     for key in ("task_id", "question_id", "problem_id", "id", "name", "source_id"):
         value = record.get(key)
@@ -95,42 +77,32 @@ def _record_id(record: dict[str, Any], index: int) -> str:
     return f"#{index}"
 
 
-def collect(spec: SourceSpec) -> CollectResult:
-    """Map every record of ``spec`` to canonical rows; malformed ones become rejects."""
+def collect(spec: SourceSpec) -> StageResult:
+    """Map every record of ``spec`` to canonical rows; malformed ones become rejects.
+
+    ``stats["records"]``: records read from the source (kept rows and rejects account for all).
+    """
     adapter = get_adapter(spec.adapter)
-    rows: list[dict[str, Any]] = []
-    rejects: list[dict[str, Any]] = []
+    result = StageResult()
     count = 0
-    for index, record in enumerate(_iter_records(adapter, spec)):
+    for index, record in enumerate(adapter.load(spec)):
         count += 1
-        if isinstance(record, RecordError):  # the loader could not even parse this record
-            rejects.append(make_reject(spec.name, STAGE, record.reason, source_id=f"#{index}", detail=record.detail))
+        if isinstance(record, Rejected):  # the loader could not even parse this record
+            result.rejects.append(reject(COLLECT, {}, record.reason, record.detail, source=spec.name, source_id=f"#{index}"))
             continue
         try:
             mapped = adapter.to_row(record, spec)
-        except RecordError as err:
-            rejects.append(
-                make_reject(spec.name, STAGE, err.reason, source_id=_record_id(record, index), detail=err.detail, record=record)
-            )
-            continue
         except Exception as err:  # noqa: BLE001 - one bad record never sinks a run
-            rejects.append(
-                make_reject(
-                    spec.name, STAGE, "adapter_error", source_id=_record_id(record, index),
-                    detail=f"{type(err).__name__}: {err}", record=record,
-                )
-            )
+            reason, detail = (err.reason, err.detail) if isinstance(err, Rejected) else ("adapter_error", error_summary(err))
+            result.rejects.append(reject(COLLECT, record, reason, detail, source=spec.name, source_id=_record_id(record, index)))
             continue
-        rows.extend(mapped if isinstance(mapped, list) else [mapped])
-    return CollectResult(rows=rows, rejects=rejects, records=count)
+        result.kept.extend(mapped if isinstance(mapped, list) else [mapped])
+    result.stats = {"records": count, "kept": len(result.kept), "rejected": len(result.rejects), "reasons": result.reasons()}
+    return result
 
 
-def _iter_records(adapter: SourceAdapter, spec: SourceSpec) -> Iterator[dict[str, Any] | RecordError]:
-    yield from adapter.load(spec)
-
-
-def read_json_lines(path: str) -> Iterator[dict[str, Any] | RecordError]:
-    """Records of a JSON Lines file (optionally .gz), one bad line becoming a RecordError."""
+def read_json_lines(path: str) -> Iterator[dict[str, Any] | Rejected]:
+    """Records of a JSON Lines file (optionally .gz), one bad line becoming a Rejected."""
     import fsspec
 
     with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
@@ -140,9 +112,9 @@ def read_json_lines(path: str) -> Iterator[dict[str, Any] | RecordError]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as err:
-                yield RecordError("invalid_json", f"{path}:{number}: {err}")
+                yield Rejected("invalid_json", f"{path}:{number}: {err}")
                 continue
             if not isinstance(value, dict):
-                yield RecordError("not_an_object", f"{path}:{number}: {type(value).__name__}")
+                yield Rejected("not_an_object", f"{path}:{number}: {type(value).__name__}")
                 continue
             yield value

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, file_stem, require_text, strip_fence
 from pipeline.sources.livecodebench import decode_private_tests
 from pipeline.sources.loading import json_value, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "Apache-2.0"
 # Solutions that only make a sandbox exit; no reference at all.
@@ -31,11 +32,11 @@ def _tests(test: Any) -> tuple[Any, str]:
         try:
             decoded = decode_private_tests(test)
         except Exception as err:  # noqa: BLE001 - refuse anything the restricted unpickler refuses
-            raise RecordError("unsafe_or_invalid_tests", f"{type(err).__name__}: {err}") from None
+            raise Rejected("unsafe_or_invalid_tests", f"{type(err).__name__}: {err}") from None
         decoded = json_value(decoded.get("input_output")) if isinstance(decoded, dict) else decoded
         if isinstance(decoded, dict) and "inputs" in decoded:
             return decoded, "apps_io"
-        raise RecordError("unparseable_tests", f"decoded tests are {type(decoded).__name__}")
+        raise Rejected("unparseable_tests", f"decoded tests are {type(decoded).__name__}")
     value = json_value(test)
     if isinstance(value, list):
         return value, "sandbox_stdio"
@@ -43,7 +44,7 @@ def _tests(test: Any) -> tuple[Any, str]:
         return {"test_code": value["code"], "asset": value.get("asset")}, "pytest"
     if isinstance(value, str) and value.strip():
         return {"assert_code": value}, "assert_code"
-    raise RecordError("unparseable_tests", f"tests are {type(value).__name__}")
+    raise Rejected("unparseable_tests", f"tests are {type(value).__name__}")
 
 
 def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
@@ -51,9 +52,9 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     labels = labels if isinstance(labels, dict) else {"labels": labels}
     language = labels.get("programming_language") or labels.get("execution_language") or "python"
     if str(language).lower() not in ("python", "python3"):
-        raise RecordError("unsupported_language", str(language))
+        raise Rejected("unsupported_language", str(language))
     if "content" not in record and "code" in record and "input" in record:
-        raise RecordError("unsupported_task", "CRUXEval output prediction: no problem statement to solve")
+        raise Rejected("unsupported_task", "CRUXEval output prediction: no problem statement to solve")
     statement = require_text(record.get("content"))
     tests, fmt = _tests(record.get("test"))
     solution = strip_fence(record.get("canonical_solution") or "").strip()

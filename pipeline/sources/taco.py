@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, as_list, index_id, megabytes, require_text, seconds
 from pipeline.sources.loading import json_value, leftovers, load_records
-from pipeline.sources.registry import RecordError, SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
+from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
+from pipeline.stage import Rejected
 
 LICENSE = "Apache-2.0"
 
 
-def load(spec: SourceSpec) -> Iterator[dict[str, Any] | RecordError]:
+def load(spec: SourceSpec) -> Iterator[dict[str, Any] | Rejected]:
     examples: dict[str, dict[str, Any]] = {}
     for record in load_records(spec, tuple(spec.options.get("examples_files", ()))):
         if isinstance(record, dict):
@@ -69,7 +70,7 @@ def _hub_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     statement = require_text(record.get("question"))
     io = json_value(record.get("input_output"))
     if isinstance(io, str) and io.strip():
-        raise RecordError("unparseable_tests", io[:200])
+        raise Rejected("unparseable_tests", io[:200])
     solutions = json_value(record.get("solutions")) or []
     if isinstance(io, dict):
         io = dict(io)

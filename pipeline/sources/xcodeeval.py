@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.schema import make_row
 from pipeline.sources.common import BOOKKEEPING, megabytes, require_text, seconds
 from pipeline.sources.loading import leftovers, load_records
 from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapter
-from pipeline.schema import make_row
 
 LICENSE = "CC-BY-NC-4.0"
 

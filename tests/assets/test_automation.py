@@ -36,9 +36,9 @@ def test_sensor_registers_sources_and_ingests_dropped_files(data_root, shared_da
 
 def test_refresh_schedule_requests_every_source(data_root, monkeypatch):
     monkeypatch.setenv("MICROCODER_REFRESH_CRON", "0 5 * * 0")
-    from assets.automation import build_refresh_schedule, refresh_cron
     from assets.definitions import ingest_job
-    from assets.sources import configured_specs
+    from assets.ingest.automation import build_refresh_schedule, refresh_cron
+    from pipeline.sources.discovery import configured_specs
 
     schedule = build_refresh_schedule(ingest_job)
     assert schedule.cron_schedule == "0 5 * * 0"

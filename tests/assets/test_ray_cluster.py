@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assets.resources import RayClusterResource
 from assets.settings import SettingError, from_env
+from assets.training.resources import RayClusterResource
 
 
 def test_address_from_the_environment_must_be_the_dashboard_url():

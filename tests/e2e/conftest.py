@@ -14,8 +14,8 @@ def built(tmp_path_factory, shared_data):
     mp = pytest.MonkeyPatch()
     mp.setenv("MICROCODER_DATA", str(root))
     from assets.definitions import defs
+    from assets.ingest.partitions import register_sources
     from assets.resources import TranslationResource
-    from assets.sources import register_sources
 
     instance = dg.DagsterInstance.ephemeral()
     resources = {"translation": TranslationResource(enabled=False)}

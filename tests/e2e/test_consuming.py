@@ -154,7 +154,7 @@ def _ingest_multiprocess(home: Path, data: Path, partitions: tuple[str, ...]) ->
     user would from a shell; returns the run ids recorded in the instance at ``home``."""
     env = {**os.environ, "DAGSTER_HOME": str(home), "MICROCODER_DATA": str(data), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     registered = subprocess.run(
-        [sys.executable, "-c", "import dagster as dg; from assets.sources import register_sources; register_sources(dg.DagsterInstance.get())"],
+        [sys.executable, "-c", "import dagster as dg; from assets.ingest.partitions import register_sources; register_sources(dg.DagsterInstance.get())"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
     )
     assert registered.returncode == 0, registered.stderr[-3000:]

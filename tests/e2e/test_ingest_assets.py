@@ -17,8 +17,9 @@ def ingested(tmp_path_factory, shared_data):
     mp = pytest.MonkeyPatch()
     mp.setenv("MICROCODER_DATA", str(root))
     from assets.definitions import defs
+    from assets.ingest.partitions import register_sources
     from assets.resources import TranslationResource
-    from assets.sources import configured_specs, register_sources
+    from pipeline.sources.discovery import configured_specs
 
     job = defs.resolve_job_def("ingest_job")
     instance = dg.DagsterInstance.ephemeral()

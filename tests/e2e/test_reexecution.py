@@ -80,7 +80,7 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
         failed_ds, resumed_ds = _runs(instance, "dataset_job")
         assert failed_ds.status == dg.DagsterRunStatus.FAILURE and failed_ds.parent_run_id is None
         assert resumed_ds.parent_run_id == failed_ds.run_id and resumed_ds.status == dg.DagsterRunStatus.SUCCESS
-        finished_before = {"curate_problems", "verify_problems", "rejected_problems"}
+        finished_before = {"filter_problems", "verify_problems", "rejected_problems"}
         assert finished_before <= _steps_started(instance, failed_ds.run_id)
         assert _steps_started(instance, resumed_ds.run_id) == {"difficulty_scores", "microcoder_dataset"}
 

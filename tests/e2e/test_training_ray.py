@@ -82,7 +82,7 @@ class Cluster:
         return client.list(StateResource.ACTORS, options=ListApiOptions(filters=filters), raise_on_missing_output=False)
 
     def resource(self):
-        from assets.resources import RayClusterResource
+        from assets.training.resources import RayClusterResource
 
         return RayClusterResource(address=self.address, auth_token=self.token)
 
@@ -119,7 +119,7 @@ def ray_head():
             try:
                 JobSubmissionClient(address, headers=headers).list_jobs()
                 break
-            except Exception:
+            except Exception:  # noqa: BLE001 - not up yet: any error means retry until the deadline
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError("Ray head did not start: " + (Path(temp) / "head.log").read_text()[-3000:])
                 time.sleep(1)
@@ -202,7 +202,7 @@ def _run_config(model_path: str, steps: int) -> dict:
 _RUNNER = textwrap.dedent("""
     import json, sys
     from assets.definitions import defs
-    from assets.resources import RayClusterResource
+    from assets.training.resources import RayClusterResource
     address, token, run_config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     result = defs.resolve_job_def("training_job").execute_in_process(run_config=run_config, raise_on_error=False,
         resources={"ray_cluster": RayClusterResource(address=address, auth_token=token)})

@@ -12,8 +12,7 @@ from collections import Counter, OrderedDict, deque
 
 import pytest
 
-from evaluator.compare import (compare_stdout, compare_values, decode_value, encode_value,
-                               match_strategy, parse_expected, values_equal)
+from evaluator.compare import compare_stdout, compare_values, decode_value, encode_value, match_strategy, parse_expected, values_equal
 from pipeline.paths import shared_data_dir
 
 BIG = 10**18

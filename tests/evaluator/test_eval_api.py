@@ -51,7 +51,8 @@ def test_deep_recursion_works():
 
 def test_call_kind_solution_class_and_function_with_prelude():
     tests = {"kind": "call", "fn_name": "twoSum", "cases": [{"input": "[[2, 7, 11, 15], 9]", "output": "[0, 1]"}]}
-    cls = "class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n"
+    cls = ("class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        seen = {}\n        for i, x in enumerate(nums):\n"
+           "            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n")
     assert evaluate(cls, tests, timeout_s=5)["verdict"] == "accepted"
     fn = "def twoSum(nums, target):\n    return (0, 1)\n"
     assert evaluate(fn, tests, timeout_s=5)["verdict"] == "accepted"  # tuple vs list: same value

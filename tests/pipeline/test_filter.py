@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from datasketch import MinHash, MinHashLSH
 
-from pipeline.filter import BenchmarkSet, CurationConfig, QualityConfig, curate, default_benchmarks
+from pipeline.filter import BenchmarkSet, FilterConfig, QualityConfig, default_benchmarks, filter_rows
 from pipeline.filter.dedup import candidate_pairs, keeper_key, near_duplicates, num_tests
 from pipeline.filter.minhash import signatures, to_minhash
 from pipeline.filter.mix import subsample
@@ -29,7 +29,7 @@ def processed(shared_data) -> dict[str, list[dict]]:
     specs = default_specs()
     out = {}
     for name in SOURCES:
-        out[name] = process_rows(collect(specs[name]).rows).rows
+        out[name] = process_rows(collect(specs[name]).kept).kept
     return out
 
 
@@ -40,7 +40,7 @@ def collected(shared_data) -> dict[str, list[dict]]:
     from pipeline.sources import collect, default_specs
 
     specs = default_specs()
-    return {name: collect(specs[name]).rows for name in ("taco", "apps", "code_contests", "xcodeeval")}
+    return {name: collect(specs[name]).kept for name in ("taco", "apps", "code_contests", "xcodeeval")}
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def benchmarks(shared_data) -> list[BenchmarkSet]:
 
 
 def _row(statement: str, **extra) -> dict:
-    tests = Tests(kind="stdin", cases=[{"input": "1\n", "output": "1\n"}]).to_json()
+    tests = Tests(kind="stdin", cases=[{"input": "1\n", "output": "1\n"}])
     row = make_row("unit", extra.pop("source_id", "x"), statement=statement, tests=tests, **extra)
     row.update(has_images=False, num_tests=1)
     return row
@@ -90,7 +90,7 @@ def test_quality_rules_each_have_their_reason():
     assert check(pic, cfg)[0] == "needs_images"
     multi = _row(body + "If there are multiple answers, print any.")
     assert check(multi, cfg)[0] == "special_judge_without_checker"
-    checked = dict(multi, tests=Tests(kind="stdin", cases=[{"input": "1", "output": "1"}], checker="def check(): ...").to_json())
+    checked = dict(multi, tests=Tests(kind="stdin", cases=[{"input": "1", "output": "1"}], checker="def check(): ..."))
     assert check(checked, cfg) is None
     assert check(multi, QualityConfig(min_statement_chars=20, require_checker_for_special_judge=False)) is None
 
@@ -100,7 +100,7 @@ def test_taco_special_judge_flags_reject_without_checker(processed):
     flagged = [r for r in taco if json.loads(r["metadata"] or "{}").get("special_judge") in (True, "True")]
     assert len(flagged) > 100  # output_spj.jsonl flags 218 of 1000
     outcome = {r["problem_id"]: (check(r, QualityConfig()) or ("kept",))[0] for r in flagged}
-    has_checker = {r["problem_id"]: bool(json.loads(r["tests"]).get("checker")) for r in flagged}
+    has_checker = {r["problem_id"]: bool(r["tests"].checker) for r in flagged}
     # Flagged problems stay only where Process derived a standard checker from the statement
     # (yes/no in any case, absolute-or-relative error); none without a checker is kept.
     kept = [pid for pid, why in outcome.items() if why == "kept"]
@@ -111,9 +111,9 @@ def test_taco_special_judge_flags_reject_without_checker(processed):
 
 def test_curate_finds_cross_source_duplicates_and_accounts_for_every_row(collected):
     rows = [r for name in ("taco", "apps", "code_contests", "xcodeeval") for r in collected[name]]
-    cfg = CurationConfig(quality=QualityConfig(min_tests=0, min_statement_chars=1, require_checker_for_special_judge=False,
+    cfg = FilterConfig(quality=QualityConfig(min_tests=0, min_statement_chars=1, require_checker_for_special_judge=False,
                                                drop_interactive=False, drop_image_dependent=False), decontaminate=False)
-    result = curate(rows, cfg, [])
+    result = filter_rows(rows, cfg, [])
     assert len(result.kept) + len(result.rejects) == len(rows)
     assert len({r["problem_id"] for r in result.kept}) == len(result.kept)
     clusters = defaultdict(set)  # keeper problem_id -> {(source, source_id)} of the whole cluster
@@ -169,8 +169,8 @@ def test_leetcode_problems_in_livecodebench_are_contamination(processed, benchma
     assert {b.name for b in benchmarks} >= {"livecodebench", "humaneval", "mbpp"}
     assert len(next(b for b in benchmarks if b.name == "mbpp").statements) == 500
     train = [r for r in processed["leetcode"] if json.loads(r["metadata"])["split"] == "train"]
-    cfg = CurationConfig(exact_dedup=False, near_dedup=False)
-    result = curate(train, cfg, benchmarks)
+    cfg = FilterConfig(exact_dedup=False, near_dedup=False)
+    result = filter_rows(train, cfg, benchmarks)
     hits = [r for r in result.rejects if r["reason"] == "benchmark_contamination"]
     assert len(hits) >= 63  # DATA.md: 63 LeetCodeDataset train problems are in LiveCodeBench
     detail = json.loads(hits[0]["detail"])
@@ -183,7 +183,7 @@ def test_decontamination_catches_a_short_mbpp_prompt_and_spares_boilerplate(benc
     copied = _row("Please solve: " + mbpp.statements[0] + " Use a loop.")
     boiler = _row("The first line contains a single integer t (1 <= t <= 10^4) - the number of test cases. "
                   "Each test case contains one integer n. Print the number of divisors of n.")
-    result = curate([copied, boiler], CurationConfig(quality=QualityConfig(min_statement_chars=1)), benchmarks)
+    result = filter_rows([copied, boiler], FilterConfig(quality=QualityConfig(min_statement_chars=1)), benchmarks)
     assert [r["reason"] for r in result.rejects] == ["benchmark_contamination"]
     assert json.loads(result.rejects[0]["detail"])["benchmark"] == "mbpp"
 
@@ -195,9 +195,9 @@ def test_difficulty_mix_is_deterministic_and_has_its_reason(processed):
     mix = {"Easy": 0.25, "Medium": 50.0}
     first = subsample(rows, mix, seed=3)
     assert first == subsample(list(rows), mix, seed=3) and first != subsample(rows, mix, seed=4)
-    cfg = CurationConfig(exact_dedup=False, near_dedup=False, decontaminate=False, mix=mix,
+    cfg = FilterConfig(exact_dedup=False, near_dedup=False, decontaminate=False, mix=mix,
                          quality=QualityConfig(min_tests=0, min_statement_chars=1, require_checker_for_special_judge=False))
-    result = curate(rows, cfg, [])
+    result = filter_rows(rows, cfg, [])
     kept = Counter(r["source_difficulty"] for r in result.kept)
     assert kept["Easy"] == round(labels["Easy"] * 0.25) and kept["Medium"] == 50 and kept["Hard"] == labels["Hard"]
     assert {r["reason"] for r in result.rejects} == {"difficulty_mix"}

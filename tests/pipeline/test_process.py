@@ -51,7 +51,7 @@ def test_humaneval_xl_languages_detected(rows):
     for rej in result.rejects:
         rec = json.loads(rej["record"])
         langs.setdefault(_xl_language(rec), []).append(rec.get("language"))
-    for row in result.rows:
+    for row in result.kept:
         langs.setdefault(_xl_language(row), []).append(row["language"])
     # The statement is now the prompt (signature + docstring), not the bare description; one
     # Chinese docstring ends in an English paragraph and reads as English: 76/80 zh (was 77).
@@ -64,24 +64,24 @@ def test_english_sets_stay_english_and_are_kept(rows):
     english = [r for r in rows if r["source"] in ENGLISH_SOURCES]
     assert {r["source"] for r in english} >= {"mbpp", "taco", "code_contests", "xcodeeval", "livecodebench"}
     result = process_rows(english)
-    assert len(result.rows) + len(result.rejects) == len(english)
-    assert all(r["language"] == "en" for r in result.rows)
+    assert len(result.kept) + len(result.rejects) == len(english)
+    assert all(r["language"] == "en" for r in result.kept)
     assert not [r for r in result.rejects if r["reason"] == "needs_translation"]
     # Collect keeps TACO tasks whose examples were never parsed (tests None); Process must
     # reject exactly those for no_tests. The 99% bar applies to the rows that carry tests.
     untested = {r["problem_id"] for r in english if r["tests"] is None}
     assert {r["problem_id"] for r in result.rejects if r["reason"] == "no_tests"} == untested
-    assert len(result.rows) >= 0.99 * (len(english) - len(untested))
+    assert len(result.kept) >= 0.99 * (len(english) - len(untested))
     table_columns = set(PROCESSED_SCHEMA.names)
-    for row in result.rows:
+    for row in result.kept:
         assert set(row) == table_columns
-        assert row["tests_format"] == "canonical" and row["num_tests"] == CanonicalTests.from_json(row["tests"]).count >= 1
+        assert row["tests_format"] == "canonical" and row["num_tests"] == row["tests"].count >= 1
 
 
 def test_non_english_rejected_without_translator(rows):
     russian = _humaneval_xl(rows, "Russian")[:5]
     result = process_rows(russian)
-    assert not result.rows
+    assert not result.kept
     assert [r["reason"] for r in result.rejects] == ["needs_translation"] * 5
     record = json.loads(result.rejects[0]["record"])
     assert record["needs_translation"] is True and record["language"] == "ru"
@@ -158,7 +158,7 @@ def test_step_exception_becomes_reject_and_run_continues(rows):
         return row
 
     result = process_rows(sample, steps=(*DEFAULT_STEPS[:2], explode, *DEFAULT_STEPS[2:]))
-    assert len(result.rows) == 3
+    assert len(result.kept) == 3
     (rej,) = result.rejects
     assert rej["reason"] == "process_error" and "RuntimeError: boom" in rej["detail"]
     assert rej["stage"] == "process" and rej["problem_id"] == poisoned
@@ -225,8 +225,8 @@ def test_sampler_translator_batched_through_process(rows):
     sampler = EchoSampler()
     result = process_rows(chinese, translator=SamplerTranslator(sampler, batch_size=4))
     assert sampler.calls == [4, 4, 2]  # one batched pass, not one call per row
-    assert len(result.rows) == 10, result.rejects
-    for row, src in zip(result.rows, chinese):
+    assert len(result.kept) == 10, result.rejects
+    for row, src in zip(result.kept, chinese):
         assert row["language"] == "en" and row["needs_translation"] is False
         assert row["original_statement"] == clean_statement(src["statement"])
         assert row["statement"] == "EN " + row["original_statement"]
@@ -235,11 +235,11 @@ def test_sampler_translator_batched_through_process(rows):
 def test_lost_placeholder_rejects_row(rows):
     chinese = [r for r in _humaneval_xl(rows, "Chinese") if protect(r["statement"])[1]][:3]
     result = process_rows(chinese, translator=SamplerTranslator(EchoSampler(drop_placeholder=True)))
-    assert not result.rows and {r["reason"] for r in result.rejects} == {"translation_failed"}
+    assert not result.kept and {r["reason"] for r in result.rejects} == {"translation_failed"}
 
 
 def test_make_row_defaults_flow_through():
     row = make_row("mbpp", "x", statement="Write a function to add two numbers a and b.",
                    tests=CanonicalTests(kind="assert", assert_code="assert add(1, 2) == 3"))
-    (out,) = process_rows([row]).rows
+    (out,) = process_rows([row]).kept
     assert out["num_tests"] == 1 and out["has_images"] is False and out["original_statement"] is None

@@ -28,7 +28,7 @@ from pipeline.samplers.openai_compat import (
     apportion,
     choices_to_completions,
 )
-from pipeline.samplers.vllm_backend import VLLMSampler, llm_kwargs, sampling_kwargs, to_completions
+from pipeline.samplers.vllm_backend import VLLMSampler, llm_kwargs, sampling_kwargs
 
 
 def _humaneval(count: int) -> list[dict[str, Any]]:

@@ -43,13 +43,13 @@ def test_every_record_is_a_row_or_a_reject(specs, results):
     for name, spec in specs.items():
         res = results[name]
         on_disk = sum(1 for path in spec.data_files for _ in load_file(path))
-        assert res.records == on_disk, name
-        assert len(res.rows) + len(res.rejects) == res.records, name
+        assert res.stats["records"] == on_disk, name
+        assert len(res.kept) + len(res.rejects) == res.stats["records"], name
         if name in EXPECTED:
-            assert res.records == EXPECTED[name], name
-        ids = [r["problem_id"] for r in res.rows]
+            assert res.stats["records"] == EXPECTED[name], name
+        ids = [r["problem_id"] for r in res.kept]
         assert len(ids) == len(set(ids)), f"{name}: duplicate problem ids"
-        assert all(r["statement"] and r["source"] == name for r in res.rows)
+        assert all(r["statement"] and r["source"] == name for r in res.kept)
 
 
 def test_rejects_carry_reasons(results):
@@ -61,7 +61,7 @@ def test_rejects_carry_reasons(results):
 
 
 def test_humaneval_from_package(results):
-    rows = {r["source_id"]: r for r in results["humaneval"].rows}
+    rows = {r["source_id"]: r for r in results["humaneval"].kept}
     assert len(rows) == 164
     first = rows["HumanEval/0"]
     assert json.loads(first["tests"])["entry_point"] == "has_close_elements"
@@ -69,29 +69,29 @@ def test_humaneval_from_package(results):
 
 
 def test_field_mapping_spot_checks(results):
-    lc = {r["source_id"]: r for r in results["leetcode"].rows}
+    lc = {r["source_id"]: r for r in results["leetcode"].kept}
     two = lc["two-sum"]
     assert two["source_difficulty"] == "Easy" and json.loads(two["metadata"])["split"] == "train"
     assert Counter(json.loads(r["metadata"])["split"] for r in lc.values()) == {"train": 1890, "test": 200}
-    xl_ids = {r["source_id"] for r in results["humaneval_xl"].rows}
+    xl_ids = {r["source_id"] for r in results["humaneval_xl"].kept}
     assert {"python/0:Chinese", "python/0:English", "python/0:Russian"} <= xl_ids
-    xce = results["xcodeeval"].rows[0]
+    xce = results["xcodeeval"].kept[0]
     tests = json.loads(xce["tests"])
     assert tests["time_limit_s"] == 2.0 and tests["memory_limit_mb"] == 256 and xce["source_difficulty"] == "1600"
-    taco = {r["source_id"]: r for r in results["taco"].rows}
+    taco = {r["source_id"]: r for r in results["taco"].kept}
     assert json.loads(taco["0"]["tests"])["inputs"] == ["5\n"]
     assert sum(json.loads(r["metadata"])["special_judge"] is True for r in taco.values()) == 218
-    kod = results["kodcode"].rows
+    kod = results["kodcode"].kept
     assert sum(bool(r["incorrect_solutions"]) for r in kod) == 58
     assert all(json.loads(r["metadata"])["labelled"] for r in kod)
-    lcb = results["livecodebench"].rows
+    lcb = results["livecodebench"].kept
     assert Counter(r["starter_code"] != "" for r in lcb)[True] == 381
-    verify = results["code_contests_verify"].rows[0]
+    verify = results["code_contests_verify"].kept[0]
     assert not verify["solutions"][0].startswith("```")
 
 
 def test_sandboxfusion_pickled_lcb_tests_decode_safely(results):
-    rows = [r for r in results["sandboxfusion"].rows if r["source_id"].startswith("code_eval_live_code_bench_v1/")]
+    rows = [r for r in results["sandboxfusion"].kept if r["source_id"].startswith("code_eval_live_code_bench_v1/")]
     assert len(rows) == 3
     tests = json.loads(rows[0]["tests"])
     assert rows[0]["tests_format"] == "apps_io" and tests["inputs"][0].startswith("6\nabc")

@@ -13,16 +13,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process.tests_format import (  # noqa: E402
-    TestsFormatError, leetcode_keyword_args, normalize_tests, signature_params,
+    leetcode_keyword_args,
+    normalize_tests,
+    signature_params,
 )
 from pipeline.sources import collect, default_specs  # noqa: E402
+from pipeline.stage import Rejected  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def rows():
     if shared_data_dir() is None:
         pytest.skip("no ../shared/data on this machine")
-    return {name: collect(spec).rows for name, spec in default_specs().items()}
+    return {name: collect(spec).kept for name, spec in default_specs().items()}
 
 
 def test_every_row_normalizes_or_says_why(rows):
@@ -31,7 +34,7 @@ def test_every_row_normalizes_or_says_why(rows):
         for row in lst:
             try:
                 normalize_tests(row)
-            except TestsFormatError as err:
+            except Rejected as err:
                 reasons[(name, err.reason)] += 1
     assert reasons == {("taco", "no_tests"): 64, ("apps", "ambiguous_args"): 2, ("sandboxfusion", "no_tests"): 2}
 
@@ -79,12 +82,12 @@ def test_assert_formats(rows):
 
 
 def test_malformed_tests_are_refused():
-    with pytest.raises(TestsFormatError):
+    with pytest.raises(Rejected):
         normalize_tests({"tests_format": "lcb", "tests": "{not json"})
-    with pytest.raises(TestsFormatError) as err:
+    with pytest.raises(Rejected) as err:
         normalize_tests({"tests_format": "nope", "tests": "{}"})
     assert err.value.reason == "unknown_tests_format"
-    with pytest.raises(TestsFormatError):
+    with pytest.raises(Rejected):
         normalize_tests({"tests_format": "apps_io", "tests": {"inputs": ["1"], "outputs": []}})
 
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from pipeline.schema import Tests as CanonicalTests, make_row
+from pipeline.schema import Tests as CanonicalTests
+from pipeline.schema import make_row
 from pipeline.verify import VerifyConfig, derived_time_limit, strength_by_source, strength_markdown, verify_rows
 
 # "Print any divisor of n that is greater than 1": several answers are valid.
@@ -29,7 +30,7 @@ def divisor_row(solutions: list[str], checker: str | None = None, incorrect: lis
 
 def test_references_that_disagree_without_checker_are_rejected():
     result = verify_rows([divisor_row([SMALLEST, THREE_FIRST])], VerifyConfig(workers=2))
-    assert not result.rows and [r["reason"] for r in result.rejects] == ["multiple_valid_answers"]
+    assert not result.kept and [r["reason"] for r in result.rejects] == ["multiple_valid_answers"]
     detail = json.loads(result.rejects[0]["detail"])
     assert detail["references"] == [0, 1] and detail["outputs"][0].strip() != detail["outputs"][1].strip()
     assert json.loads(result.rejects[0]["record"])["solutions"] == [SMALLEST, THREE_FIRST]  # nothing lost
@@ -38,14 +39,14 @@ def test_references_that_disagree_without_checker_are_rejected():
 def test_references_that_disagree_with_a_checker_are_kept_and_marked():
     result = verify_rows([divisor_row([SMALLEST, THREE_FIRST], checker=DIVISOR_CHECKER)], VerifyConfig(workers=2))
     assert not result.rejects
-    (row,) = result.rows
+    (row,) = result.kept
     assert row["verified"] and row["multiple_answers"] and row["references_passed"] == 2
 
 
 def test_references_that_agree_are_kept():
     same = "n = int(input())\nd = 2\nwhile n % d:\n    d += 1\nprint(d)\n"
     result = verify_rows([divisor_row([SMALLEST, same])], VerifyConfig(workers=2))
-    assert [r["multiple_answers"] for r in result.rows] == [False] and not result.rejects
+    assert [r["multiple_answers"] for r in result.kept] == [False] and not result.rejects
 
 
 def test_time_limit_from_the_references_and_wrong_programs_under_it():
@@ -53,8 +54,8 @@ def test_time_limit_from_the_references_and_wrong_programs_under_it():
     wrong = "print(2)\n"  # right on 12 only
     row = divisor_row([SMALLEST], incorrect=[loops, wrong], time_limit_s=10.0)
     result = verify_rows([row], VerifyConfig(workers=2, time_limit_factor=3.0, min_time_limit_s=1.0))
-    (kept,) = result.rows
-    limit = json.loads(kept["tests"])["time_limit_s"]
+    (kept,) = result.kept
+    limit = kept["tests"].time_limit_s
     assert limit == 1.0 and 0 < kept["reference_cpu_s"] < limit  # a print program needs far less than 1 s
     assert (kept["incorrect_run"], kept["incorrect_rejected"], kept["test_strength"], kept["weak_tests"]) == (2, 2, 1.0, False)
     assert json.loads(kept["incorrect_survivors"]) == []
@@ -70,9 +71,9 @@ def test_derived_time_limit_floor_factor_and_source_cap():
 
 def test_no_wrong_programs_means_no_strength_not_full_strength():
     result = verify_rows([divisor_row([SMALLEST])], VerifyConfig(workers=2))
-    (row,) = result.rows
+    (row,) = result.kept
     assert row["incorrect_run"] == 0 and row["test_strength"] is None and row["weak_tests"] is False
-    summary = strength_by_source(result.rows, result.rejects)
+    summary = strength_by_source(result.kept, result.rejects)
     assert summary["unit"]["mean_strength"] is None and "n/a" in strength_markdown(summary)
 
 
@@ -81,7 +82,7 @@ def kodcode_with_wrong_programs(shared_data):
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
 
-    rows = process_rows(collect(default_specs()["kodcode"]).rows).rows
+    rows = process_rows(collect(default_specs()["kodcode"]).kept).kept
     weak = [r for r in rows if r["source_id"] == "algorithm/00000051"]  # a wrong traversal its tests accept
     others = [r for r in rows if r["incorrect_solutions"] and r["source_id"] != "algorithm/00000051"][:8]
     assert weak and weak[0]["incorrect_solutions"], "the KodCode demo row with a weak test suite"
@@ -92,18 +93,18 @@ def kodcode_with_wrong_programs(shared_data):
 def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, mode):
     result = verify_rows(kodcode_with_wrong_programs, VerifyConfig(workers=2, weak_tests=mode))
     weak_id = kodcode_with_wrong_programs[0]["problem_id"]
-    strong = [r for r in result.rows if r["problem_id"] != weak_id]
+    strong = [r for r in result.kept if r["problem_id"] != weak_id]
     assert strong and all(r["incorrect_run"] >= 1 and r["test_strength"] == 1.0 and not r["weak_tests"] for r in strong)
     if mode == "reject":
         (reject,) = [r for r in result.rejects if r["problem_id"] == weak_id]
         detail = json.loads(reject["detail"])
         assert reject["reason"] == "weak_tests" and detail["survivors"] == [0]
         assert detail["program"] == kodcode_with_wrong_programs[0]["incorrect_solutions"][0]
-        assert weak_id not in {r["problem_id"] for r in result.rows}
+        assert weak_id not in {r["problem_id"] for r in result.kept}
     else:
-        (row,) = [r for r in result.rows if r["problem_id"] == weak_id]
+        (row,) = [r for r in result.kept if r["problem_id"] == weak_id]
         assert row["weak_tests"] and json.loads(row["incorrect_survivors"]) == [0] and row["test_strength"] < 1.0
-    summary = strength_by_source(result.rows, result.rejects)["kodcode"]
+    summary = strength_by_source(result.kept, result.rejects)["kodcode"]
     assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats["rejects_by_reason"].get("no_reference_passes", 0)
     assert summary["weak_rejected" if mode == "reject" else "weak_kept"] == 1
 
@@ -120,15 +121,14 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     """The real ``verify_problems`` multi-asset, materialized in memory on KodCode rows."""
     import dagster as dg
 
-    from assets.dataset import verify_problems
-    from assets.frames import to_frame
-    from pipeline.schema import PROCESSED_SCHEMA
+    from assets.dataset.assets import verify_problems
+    from pipeline.schema import PROCESSED_SCHEMA, rows_from_table, rows_to_table
 
-    @dg.asset(name="curated_problems")
-    def curated():
-        return to_frame(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA)
+    @dg.asset(name="filtered_problems")
+    def filtered():  # in memory: the rows as the IO manager would hand them on
+        return rows_from_table(rows_to_table(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA))
 
-    result = dg.materialize_to_memory([curated, verify_problems], selection=["curated_problems", "verified_problems", "verification_rejects"])
+    result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"])
     assert result.success
     (materialization,) = [m for m in result.asset_materializations_for_node("verify_problems") if m.asset_key.path[-1] == "verified_problems"]
     summary = materialization.metadata["test_strength_by_source_json"].value["kodcode"]

@@ -99,7 +99,7 @@ def test_difficulty_stage_on_vllm(vllm_sampler, shared_data) -> None:
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
 
-    rows = process_rows(collect(default_specs()["humaneval"]).rows).rows[:3]
+    rows = process_rows(collect(default_specs()["humaneval"]).kept).kept[:3]
     config = DifficultyConfig(k=2, max_tokens=64, sample_size=3, batch_problems=2)
     scores, stats = score_problems(rows, vllm_sampler, config)
     assert [s["problem_id"] for s in scores] == sorted(r["problem_id"] for r in rows)

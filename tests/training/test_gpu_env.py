@@ -69,7 +69,7 @@ def test_paper_scale_gpu_overrides_pass_verls_validation():
 
 
 def test_recipe_prints_a_launchpad_config_the_asset_accepts():
-    from assets.training import TrainingRunConfig
+    from assets.training.assets import TrainingRunConfig
     from training.gpu_recipe import launchpad_yaml, main, paper_scale
 
     config = json.loads(launchpad_yaml(paper_scale(nodes=2)))["ops"]["grpo_training_run"]["config"]

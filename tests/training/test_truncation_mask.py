@@ -1,7 +1,7 @@
 """Conditional truncation mask (issue 6 section 5, 'Mask'), paper equation 2."""
 
-import torch
 import pytest
+import torch
 
 from training.grpo import (
     apply_truncation_mask,

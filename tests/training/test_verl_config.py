@@ -144,12 +144,10 @@ def test_profiles_give_one_set_of_defaults():
 
 
 def test_launchpad_exposes_the_training_config_without_its_own_defaults():
-    import polars as pl
+    from assets.training.assets import TrainingRunConfig, training_config
 
-    from assets.training import TrainingRunConfig, training_config
-
-    manifest = pl.DataFrame({"layout": ["verl", "verl"], "split": ["train", "test"],
-                             "path": ["/d/train.parquet", "/d/test.parquet"]})
+    manifest = [{"layout": "verl", "split": "train", "path": "/d/train.parquet"},
+                {"layout": "verl", "split": "test", "path": "/d/test.parquet"}]
     launch = TrainingRunConfig()
     assert launch.rollout_n is None and launch.profile == "cpu-demo"  # the profile decides
     cfg = training_config(launch, manifest, "run1")

@@ -98,7 +98,7 @@ def webserver(tmp_path_factory) -> Iterator[Webserver]:
            "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "DAGSTER_DISABLE_TELEMETRY": "1"}
     # The source partitions are dynamic: register them in the instance the webserver reads.
     subprocess.run(
-        [sys.executable, "-c", "import dagster as dg; from assets.sources import register_sources; "
+        [sys.executable, "-c", "import dagster as dg; from assets.ingest.partitions import register_sources; "
          "print(register_sources(dg.DagsterInstance.get()))"],
         cwd=REPO, env=env, check=True, timeout=300,
     )

@@ -15,7 +15,8 @@ import torch
 from .advantages import group_advantages
 from .policy_loss import kl_loss, policy_loss
 from .presets import GRPOConfig
-from .truncation_mask import apply_truncation_mask, conditional_truncation_mask, sample_keys as _sample_keys
+from .truncation_mask import apply_truncation_mask, conditional_truncation_mask
+from .truncation_mask import sample_keys as _sample_keys
 
 __all__ = ["compute_advantages", "grpo_objective"]
 

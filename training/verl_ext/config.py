@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from training.grpo.presets import GRPOConfig, preset as algorithm_preset
-from training.grpo.temperature import TemperatureSchedule
+from training.grpo.presets import GRPOConfig
+from training.grpo.presets import preset as algorithm_preset
 
 # One policy-loss family for all three (verl's ``vanilla`` adds a dual clip the paper does not use):
 # the presets differ only by what training.grpo.presets sets (KL loss, clip, mask).
@@ -50,9 +50,6 @@ PROFILES: dict[str, dict[str, dict]] = {
         "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 8},
     },
 }
-
-REWARD_MODULE = "evaluator.reward"
-
 
 def _reward_path() -> str:
     import evaluator.reward as reward

@@ -1,7 +1,7 @@
 """MicroCoder's CPU backend for verl 0.9.1 (CI and the embedded default; GPU runs never import it).
 
 Imported in every verl process through ``VERL_USE_EXTERNAL_MODULES=training.verl_ext.cpu``
-(set by :func:`training.verl_ext.cpu.ray_init.cpu_env`). Importing it:
+(set by ``training.launcher.verl_env`` when the device is ``cpu``). Importing it:
 
 - registers the ``cpu`` device platform (torch.cpu, gloo) selected by ``VERL_PLATFORM=cpu``;
 - registers verl's FSDP/FSDP2 engine for the ``cpu`` device (verl lists only cuda/npu);
@@ -40,8 +40,8 @@ def _register_engine() -> None:
 def _single_backend_process_group() -> None:
     """verl builds the backend string ``cpu:gloo,<device>:<backend>``; with device ``cpu`` that
     names cpu twice, which torch rejects. Default the backend to plain ``gloo`` instead."""
-    import verl.utils.distributed as dist
     import verl.checkpoint_engine.base as checkpoint_base
+    import verl.utils.distributed as dist
     import verl.workers.engine_workers as engine_workers
 
     original = dist.initialize_global_process_group_ray

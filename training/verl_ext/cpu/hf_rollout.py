@@ -130,7 +130,7 @@ class HFGenerationServer:
                         outs = await asyncio.to_thread(self._generate_batch, chunk, key)
                         for req, out in zip(chunk, outs):
                             req.future.set_result(out)
-                    except Exception as exc:  # surface the error to every waiting caller
+                    except Exception as exc:  # noqa: BLE001 - surface the error to every waiting caller
                         for req in chunk:
                             if not req.future.done():
                                 req.future.set_exception(exc)

@@ -3,7 +3,7 @@
 verl 0.9.1 ships cuda/npu/rocm platforms only. This one is registered under the name ``cpu``
 and selected with ``VERL_PLATFORM=cpu``. Ray resources stay "GPU": verl's resource pools
 hard-code accelerator bundles, so the CPU backend starts Ray with a declared ``num_gpus``
-(see :mod:`training.verl_ext.cpu.ray_init`) and each "GPU" bundle is really a CPU worker.
+(``training.launcher.run_verl``) and each "GPU" bundle is really a CPU worker.
 """
 
 from __future__ import annotations

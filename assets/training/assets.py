@@ -1,15 +1,14 @@
 """MicroCoder-GRPO training as a Dagster asset: verl launched in ``.venv-train`` through Pipes."""
 
 import json
-from pathlib import Path
 
 import dagster as dg
-import polars as pl
 
-from assets.config import run_config_for
-from pipeline.paths import PROJECT_ROOT, data_root
+from assets.config import run_config_for, to_dataclass
+from assets.io import Rows
 from assets.metadata import training_curves_metadata
-from assets.resources import RayClusterResource
+from assets.training.resources import RayClusterResource, TrainingEnvironment
+from pipeline.paths import data_root
 from training.verl_ext.config import TrainingConfig
 from training.verl_ext.temperature_metrics import temperature_report
 
@@ -23,17 +22,6 @@ class TrainingRunConfig(_Base):  # type: ignore[misc, valid-type]
     by default: the embedded CPU model for 2 steps); only the schedule is typed as text here."""
 
     temperature_schedule: str = ""  # staged, e.g. "1:0.8,50:1.2" (first step:T); empty: constant T
-
-
-class TrainingEnvironment(dg.ConfigurableResource):
-    """Where verl runs without a cluster: the local ``.venv-train`` interpreter (with one: ``ray_cluster``)."""
-
-    python: str = str(PROJECT_ROOT / ".venv-train" / "bin" / "python")
-
-    def command(self) -> list[str]:
-        if not Path(self.python).exists():
-            raise dg.Failure(f"training environment missing: {self.python} (create it with scripts/setup-train.sh)")
-        return [self.python, "-m", "training.launcher"]
 
 
 def parse_schedule(text: str) -> list[tuple[int, float]] | None:
@@ -58,17 +46,21 @@ def temperature_metadata(steps: list[dict]) -> dict:
             "temperature_switches": dg.MetadataValue.json(report["switches"])}
 
 
-def training_config(config: TrainingRunConfig, manifest: pl.DataFrame, run_id: str) -> TrainingConfig:
-    verl = {r["split"]: r["path"] for r in manifest.filter(pl.col("layout") == "verl").iter_rows(named=True)}
-    values = {k: v for k, v in config.model_dump().items() if k != "temperature_schedule"}
-    values.update(
-        temperature_schedule=parse_schedule(config.temperature_schedule),
-        train_files=values.get("train_files") or [verl["train"]],
-        val_files=values.get("val_files") or [verl["test"]],
-    )
-    if values.get("output_dir") in (None, "", TrainingConfig.output_dir):
+def training_config(config: TrainingRunConfig, manifest: Rows, run_id: str) -> TrainingConfig:
+    """The run's TrainingConfig: the launchpad's values, the released verl files, and an output dir per run."""
+    verl = {r["split"]: r["path"] for r in manifest if r["layout"] == "verl"}
+    values = {
+        "temperature_schedule": parse_schedule(config.temperature_schedule),  # typed as text here
+        "train_files": config.train_files or [verl["train"]],
+        "val_files": config.val_files or [verl["test"]],
+    }
+    if config.output_dir in (None, "", TrainingConfig.output_dir):
         values["output_dir"] = f"{data_root()}/runs/{run_id}"
-    return TrainingConfig.from_dict(values)
+    if not config.model_path:  # the embedded CPU model, converted here once (the launcher never imports pipeline)
+        from pipeline.samplers.default_model import default_model_path
+
+        values["model_path"] = default_model_path()
+    return to_dataclass(TrainingConfig, config, **values)
 
 
 @dg.asset(group_name=GROUP, kinds={"verl", "python"},
@@ -76,7 +68,7 @@ def training_config(config: TrainingRunConfig, manifest: pl.DataFrame, run_id: s
 def grpo_training_run(
     context: dg.AssetExecutionContext,
     config: TrainingRunConfig,
-    microcoder_dataset: pl.DataFrame,
+    microcoder_dataset: Rows,
     pipes_subprocess_client: dg.PipesSubprocessClient,
     training_environment: TrainingEnvironment,
     ray_cluster: RayClusterResource,

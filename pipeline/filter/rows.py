@@ -1,4 +1,4 @@
-"""``curate``: quality rules, decontamination, exact and near dedup, difficulty mix.
+"""``filter_rows``: quality rules, decontamination, exact and near dedup, difficulty mix.
 
 Order: quality first (cheap, and a bad row must not be picked as a cluster's keeper), then
 decontamination (a benchmark copy is removed as contamination, whatever its duplicates), then
@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.filter import dedup, decontaminate, mix as mixing, quality
+from pipeline.filter import decontaminate, dedup, quality
+from pipeline.filter import mix as mixing
 from pipeline.filter.decontaminate import BenchmarkSet
-from pipeline.schema import make_reject
+from pipeline.stage import FILTER, Rejected, Row, StageResult, Step, reject, run_steps
 
-STAGE = "filter"
 DEFAULT_SOURCE_PRIORITY = (
     "code_contests", "code_contests_hub", "taco", "taco_hub", "deepcoder_primeintellect", "deepcoder_taco",
     "deepcoder_codeforces", "deepcoder_lcbv5", "apps", "apps_hub", "leetcode", "leetcode_hub", "kodcode",
@@ -26,7 +26,7 @@ DEFAULT_SOURCE_PRIORITY = (
 
 
 @dataclass(frozen=True)
-class CurationConfig:
+class FilterConfig:
     quality: quality.QualityConfig = field(default_factory=quality.QualityConfig)
     # dedup
     exact_dedup: bool = True
@@ -50,18 +50,11 @@ class CurationConfig:
     mix_seed: int = 0
 
 
-@dataclass
-class CurationResult:
-    kept: list[dict[str, Any]]
-    rejects: list[dict[str, Any]]
-    stats: dict[str, Any]
-
-
 def find_contamination(
-    rows: list[dict[str, Any]], benchmarks: list[decontaminate.BenchmarkSet], config: CurationConfig | None = None
+    rows: list[dict[str, Any]], benchmarks: list[decontaminate.BenchmarkSet], config: FilterConfig | None = None
 ) -> list[tuple[int, decontaminate.Match]]:
     """``(row index, match)`` for rows sharing benchmark n-grams under ``config``'s thresholds."""
-    config = config or CurationConfig()
+    config = config or FilterConfig()
     index = decontaminate.NgramIndex(
         benchmarks, config.ngram_words, max_benchmark_df=config.max_benchmark_df,
         min_matches=config.min_ngram_matches, min_fraction=config.min_ngram_fraction,
@@ -69,57 +62,45 @@ def find_contamination(
     return decontaminate.contaminated(rows, index)
 
 
-def curate(rows: Sequence[dict[str, Any]], config: CurationConfig, benchmarks: list[BenchmarkSet]) -> CurationResult:
+def quality_step(config: quality.QualityConfig) -> Step:
+    """The quality rules as a step: a row that fails one is rejected with that rule's reason."""
+
+    def step(row: Row) -> Row:
+        if failed := quality.check(row, config):
+            raise Rejected(*failed)
+        return row
+
+    return step
+
+
+def filter_rows(rows: Sequence[Row], config: FilterConfig, benchmarks: list[BenchmarkSet]) -> StageResult:
     """Filter processed rows; kept + rejects account for every input row."""
-    rejects: list[dict[str, Any]] = []
-    reasons: Counter[str] = Counter()
+    result = run_steps(rows, [quality_step(config.quality)], FILTER)
+    alive, rejects = result.kept, result.rejects
 
-    def reject(row: dict[str, Any], reason: str, detail: str | None) -> None:
-        reasons[reason] += 1
-        rejects.append(make_reject(row.get("source") or "unknown", STAGE, reason, source_id=row.get("source_id"),
-                                   problem_id=row.get("problem_id"), detail=detail, record=row))
-
-    alive: list[dict[str, Any]] = []
-    for row in rows:
-        failed = quality.check(row, config.quality)
-        if failed:
-            reject(row, *failed)
-        else:
-            alive.append(row)
+    def drop(found: dict[int, str], reason: str) -> list[Row]:
+        for i, detail in found.items():
+            rejects.append(reject(FILTER, alive[i], reason, detail))
+        return [r for i, r in enumerate(alive) if i not in found]
 
     if config.decontaminate and benchmarks:
-        hits = dict(find_contamination(alive, benchmarks, config))
-        for i, match in hits.items():
-            reject(alive[i], "benchmark_contamination", match.detail())
-        alive = [r for i, r in enumerate(alive) if i not in hits]
-
+        alive = drop({i: m.detail() for i, m in find_contamination(alive, benchmarks, config)}, "benchmark_contamination")
     key = dedup.keeper_key(config.source_priority)
     if config.exact_dedup:
-        alive = _drop(alive, dedup.exact_duplicates(alive, key), "exact_duplicate", reject)
+        alive = drop({d.index: d.detail(alive, "exact_duplicate") for d in dedup.exact_duplicates(alive, key)}, "exact_duplicate")
     if config.near_dedup and len(alive) > 1:
         found = dedup.near_duplicates(
             alive, key, num_perm=config.num_perm, bands=config.lsh_bands, rows_per_band=config.lsh_rows,
             ngram=config.shingle_words, min_similarity=config.min_similarity, seed=config.minhash_seed,
             workers=config.workers,
         )
-        alive = _drop(alive, found, "near_duplicate", reject)
-
+        alive = drop({d.index: d.detail(alive, "near_duplicate") for d in found}, "near_duplicate")
     if config.mix:
-        dropped = dict(mixing.subsample(alive, config.mix, config.mix_seed))
-        for i, detail in dropped.items():
-            reject(alive[i], "difficulty_mix", detail)
-        alive = [r for i, r in enumerate(alive) if i not in dropped]
+        alive = drop(dict(mixing.subsample(alive, config.mix, config.mix_seed)), "difficulty_mix")
 
-    stats = {"input": len(rows), "kept": len(alive), "rejected": len(rejects), "reasons": dict(reasons),
-             "kept_by_source": dict(Counter(r.get("source") for r in alive))}
+    result = StageResult(alive, rejects)
+    result.stats = {"input": len(rows), "kept": len(alive), "rejected": len(rejects), "reasons": result.reasons(),
+                    "kept_by_source": dict(Counter(r.get("source") for r in alive))}
     if len(alive) + len(rejects) != len(rows):  # pragma: no cover - an invariant, not a branch
-        raise AssertionError(f"curate lost rows: {len(alive)} kept + {len(rejects)} rejected != {len(rows)}")
-    return CurationResult(alive, rejects, stats)
-
-
-def _drop(rows: list[dict[str, Any]], found: list[dedup.Duplicate], kind: str, reject) -> list[dict[str, Any]]:
-    removed = set()
-    for dup in found:
-        reject(rows[dup.index], kind, dup.detail(rows, kind))
-        removed.add(dup.index)
-    return [r for i, r in enumerate(rows) if i not in removed]
+        raise AssertionError(f"filter lost rows: {len(alive)} kept + {len(rejects)} rejected != {len(rows)}")
+    return result

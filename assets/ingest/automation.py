@@ -1,6 +1,6 @@
-"""Automation: a weekly dataset refresh, and a sensor that turns dropped files into sources.
+"""Ingest automation: a weekly refresh of every source, and a sensor that turns dropped files into sources.
 
-Downstream assets (curation onwards) carry ``AutomationCondition.eager()``, so they refresh when
+Downstream assets (Filter onwards) carry ``AutomationCondition.eager()``, so they refresh when
 their inputs change instead of through hand-written job chains.
 """
 
@@ -11,8 +11,9 @@ import os
 import dagster as dg
 from dagster._utils.schedules import is_valid_cron_string
 
-from assets.settings import SettingError
-from assets.sources import configured_specs, drop_specs, register_sources, source_partitions
+from assets.ingest.partitions import register_sources, source_partitions
+from pipeline.paths import SettingError
+from pipeline.sources.discovery import configured_specs, drop_specs
 
 REFRESH_CRON_ENV = "MICROCODER_REFRESH_CRON"
 DEFAULT_REFRESH_CRON = "0 3 * * 1"  # Mondays 03:00
@@ -27,7 +28,7 @@ def refresh_cron() -> str:
 
 def build_refresh_schedule(job: dg.UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
     @dg.schedule(job=job, cron_schedule=refresh_cron(), name="dataset_refresh_schedule",
-                 description="Re-collect every source; curation and downstream refresh through their automation conditions.")
+                 description="Re-collect every source; Filter and downstream refresh through their automation conditions.")
     def dataset_refresh_schedule(context: dg.ScheduleEvaluationContext):
         register_sources(context.instance)
         keys = sorted(configured_specs())

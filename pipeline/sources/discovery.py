@@ -1,9 +1,8 @@
-"""Which sources are partitions of ``raw_problems``: local sets, hub sets by configuration, and
-files dropped into ``$MICROCODER_DATA/drop/<adapter>/``.
+"""Which sources a deployment has: the local sets, hub sets switched on by configuration, and
+files dropped into ``$MICROCODER_DATA/drop/<adapter>/`` (the folder names the file's layout).
 
-Partitions are dynamic: the drop-directory sensor (and ``microcoder run``) register new sources
-as they appear. Hub sources are switched on with ``MICROCODER_HUB_SOURCES`` (comma-separated
-names from ``pipeline.sources.hub_specs()``).
+Hub sources are switched on with ``MICROCODER_HUB_SOURCES`` (comma-separated names from
+:func:`pipeline.sources.hub_specs`).
 """
 
 from __future__ import annotations
@@ -12,13 +11,9 @@ import os
 import re
 from pathlib import Path
 
-import dagster as dg
-
-from assets.settings import SettingError
-from pipeline.paths import data_root
+from pipeline.paths import SettingError, data_root
 from pipeline.sources import ADAPTERS, SourceSpec, default_specs, hub_specs
 
-source_partitions = dg.DynamicPartitionsDefinition(name="sources")
 DROP_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".json.gz", ".parquet")
 
 
@@ -27,7 +22,7 @@ def drop_dir() -> str:
 
 
 def drop_specs(directory: str | None = None) -> dict[str, SourceSpec]:
-    """One source per file under ``<drop>/<adapter>/``; the folder names the file's layout."""
+    """One source per file under ``<drop>/<adapter>/``."""
     base = Path(directory or drop_dir())
     specs: dict[str, SourceSpec] = {}
     if not base.is_dir():
@@ -43,6 +38,7 @@ def drop_specs(directory: str | None = None) -> dict[str, SourceSpec]:
 
 
 def configured_specs() -> dict[str, SourceSpec]:
+    """Every configured source by name; an unknown name in ``MICROCODER_HUB_SOURCES`` is a SettingError."""
     specs = dict(default_specs())
     wanted = [name.strip() for name in os.environ.get("MICROCODER_HUB_SOURCES", "").split(",") if name.strip()]
     available = hub_specs()
@@ -54,17 +50,8 @@ def configured_specs() -> dict[str, SourceSpec]:
     return specs
 
 
-def spec_for(partition_key: str) -> SourceSpec:
+def spec_for(name: str) -> SourceSpec:
     specs = configured_specs()
-    if partition_key not in specs:
-        raise KeyError(f"source partition {partition_key!r} is not configured here; configured: {sorted(specs)}")
-    return specs[partition_key]
-
-
-def register_sources(instance: dg.DagsterInstance) -> list[str]:
-    """Add every configured source as a partition; returns the ones that were new."""
-    known = set(instance.get_dynamic_partitions(source_partitions.name))
-    new = [name for name in sorted(configured_specs()) if name not in known]
-    if new:
-        instance.add_dynamic_partitions(source_partitions.name, new)
-    return new
+    if name not in specs:
+        raise KeyError(f"source {name!r} is not configured here; configured: {sorted(specs)}")
+    return specs[name]

@@ -1,0 +1,1 @@
+"""Dataset: Filter, Verify, Difficulty and the released shards, over every ingested source."""

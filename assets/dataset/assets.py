@@ -1,0 +1,128 @@
+"""Filter, Verify, Difficulty and the released dataset: assets over all sources together."""
+
+import time
+from collections import Counter
+
+import dagster as dg
+
+from assets.config import run_config_for, to_dataclass
+from assets.dataset.checks import FILTER_CHECKS, VERIFY_CHECKS, filter_checks, specs, verify_checks
+from assets.io import Rows, all_rows
+from assets.metadata import difficulty_metadata, length_metadata, rejects_metadata, source_mix_metadata, table_metadata
+from assets.resources import SamplerResource
+from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
+from pipeline.filter import FilterConfig, default_benchmarks, filter_rows
+from pipeline.paths import data_root
+from pipeline.release import release
+from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
+from pipeline.shards import ShardConfig
+from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_rows
+
+GROUP = "dataset"
+ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})
+EAGER = dg.AutomationCondition.eager()  # refresh when inputs change, not through job chains
+
+FilterRunConfig = run_config_for(FilterConfig)
+VerifyRunConfig = run_config_for(VerifyConfig)
+DifficultyRunConfig = run_config_for(DifficultyConfig)
+ShardRunConfig = run_config_for(ShardConfig)
+
+
+@dg.multi_asset(
+    outs={
+        "filtered_problems": dg.AssetOut(description="All sources together after quality rules, dedup, decontamination and mix.", automation_condition=EAGER),
+        "filter_rejects": dg.AssetOut(description="What the Filter stage removed, with the reason and what it matched.", automation_condition=EAGER),
+    },
+    ins={"processed_problems": ALL_PARTITIONS},
+    check_specs=specs("filtered_problems", FILTER_CHECKS),
+    group_name=GROUP,
+)
+def filter_problems(context: dg.AssetExecutionContext, config: FilterRunConfig, processed_problems):
+    rows = all_rows(processed_problems)
+    settings, benchmarks = to_dataclass(FilterConfig, config), default_benchmarks()
+    result = filter_rows(rows, settings, benchmarks)
+    context.log.info(f"filter: {len(rows)} in -> {len(result.kept)} kept, {len(result.rejects)} rejected")
+    yield dg.Output(rows_to_table(result.kept, PROCESSED_SCHEMA), "filtered_problems", metadata={
+        **table_metadata(result.kept), **source_mix_metadata(result.kept), **length_metadata(result.kept),
+        "input_rows": len(rows), "stats": dg.MetadataValue.json(result.stats),
+    })
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "filter_rejects", metadata=rejects_metadata(result.rejects))
+    yield from filter_checks(len(rows), result, settings, benchmarks)
+
+
+@dg.multi_asset(
+    outs={
+        "verified_problems": dg.AssetOut(
+            description="Problems whose tests a reference solution passes; contradicting tests dropped, time limits from "
+                        "the references, test strength from known-wrong programs.", automation_condition=EAGER),
+        "verify_rejects": dg.AssetOut(
+            description="Problems no reference passes, with several valid answers and no checker, or with tests a "
+                        "known-wrong program passes.", automation_condition=EAGER),
+    },
+    check_specs=specs("verified_problems", VERIFY_CHECKS),
+    group_name=GROUP,
+)
+def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, filtered_problems: Rows):
+    settings = to_dataclass(VerifyConfig, config)
+    result = verify_rows(filtered_problems, settings, progress=context.log.info)
+    strength = strength_by_source(result.kept, result.rejects)
+    yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_problems", metadata={
+        **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats),
+        "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),
+        "test_strength_by_source_json": dg.MetadataValue.json(strength),
+    })
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "verify_rejects", metadata=rejects_metadata(result.rejects))
+    yield from verify_checks(len(filtered_problems), result, settings)
+
+
+@dg.asset(group_name=GROUP, automation_condition=EAGER, description="Pass rate of k model samples per verified problem (cached per model/k/T/prompt).")
+def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunConfig, sampler: SamplerResource, verified_problems: Rows):
+    settings = to_dataclass(DifficultyConfig, config)
+    cache = ScoreCache(f"{data_root()}/cache/difficulty_scores.parquet")
+    started = time.monotonic()
+    with sampler.make_sampler() as model:
+        startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
+        scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info)
+    context.add_output_metadata({
+        **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
+        "stats": dg.MetadataValue.json(stats),
+        "backend": sampler.backend, "model": model.model_id, "startup_s": startup_s,
+        "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
+    })
+    return rows_to_table(scores, SCORE_SCHEMA)
+
+
+@dg.asset(
+    group_name=GROUP,
+    automation_condition=EAGER,
+    ins={
+        "collect_rejects": ALL_PARTITIONS,
+        "process_rejects": ALL_PARTITIONS,
+        "filter_rejects": dg.AssetIn(),
+        "verify_rejects": dg.AssetIn(),
+    },
+    description="Every rejected record of every stage, with its source, id and reason.",
+)
+def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, process_rejects, filter_rejects: Rows, verify_rejects: Rows):
+    rows = all_rows(collect_rejects) + all_rows(process_rejects) + filter_rejects + verify_rejects
+    context.add_output_metadata({**rejects_metadata(rows), "by_stage": dg.MetadataValue.json(dict(Counter(r["stage"] for r in rows)))})
+    return rows_to_table(rows, REJECT_SCHEMA)
+
+
+@dg.asset(group_name=GROUP, automation_condition=EAGER, description="Parquet shards (train/test), dataset card, and verl's RL layout; returns the file manifest.")
+def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
+                       difficulty_scores: Rows, rejected_problems: Rows):
+    out_dir = f"{data_root()}/dataset"
+    result = release(verified_problems, difficulty_scores, rejected_problems, to_dataclass(ShardConfig, config), out_dir)
+    stats = result.stats
+    released = {r["problem_id"] for r in result.kept}
+    context.add_output_metadata({
+        "dagster/row_count": len(result.kept), "splits": dg.MetadataValue.json(stats["splits"]),
+        "eval_split": stats["eval_split"], "out_of_pass_rate_window": stats["out_of_pass_rate_window"],
+        **({"heldout_groups": dg.MetadataValue.json(stats["heldout_groups"])} if stats["heldout_groups"] is not None else {}),
+        **source_mix_metadata([r for r in verified_problems if r["problem_id"] in released]),
+        **difficulty_metadata(stats["difficulty"], [r["pass_rate"] for r in result.kept if r.get("pass_rate") is not None]),
+        "dataset_dir": dg.MetadataValue.path(out_dir), "card": dg.MetadataValue.md(stats["card"]),
+        "card_path": dg.MetadataValue.path(stats["card_path"]),
+    })
+    return rows_to_table(stats["manifest"], MANIFEST_SCHEMA)

@@ -1,0 +1,74 @@
+"""Asset checks: the dataset's promises, checked inside the materialization that makes them.
+
+Each check reads the run's own config and result (not defaults, not a re-read of the asset), so
+a run launched with ``min_tests=3`` is checked against 3. The checks are declared as check specs
+on their asset and yielded by it after its outputs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import dagster as dg
+
+from pipeline.filter import BenchmarkSet, FilterConfig, find_contamination
+from pipeline.stage import StageResult
+from pipeline.verify import VerifyConfig
+
+FILTER_CHECKS = {
+    "filtered_problems_decontaminated": "No kept problem shares a benchmark n-gram (LiveCodeBench, HumanEval, MBPP test), under the run's thresholds.",
+    "filter_accounts_for_input": "Kept + rejected rows account for every input row.",
+}
+VERIFY_CHECKS = {
+    "verified_problem_ids_unique": "Every problem_id appears once.",
+    "verified_problems_have_tests": "Every verified problem keeps at least the run's min_tests.",
+    "verified_problems_test_strength_consistent": "Test strength is null exactly when no known-incorrect program ran, and weak_tests marks every survivor.",
+    "verified_time_limits_cover_references": "A derived time limit is never below the CPU time its slowest reference needed.",
+    "verify_accounts_for_input": "Kept + rejected rows account for every filtered row.",
+}
+
+
+def specs(asset: str, checks: dict[str, str]) -> list[dg.AssetCheckSpec]:
+    return [dg.AssetCheckSpec(name, asset=asset, description=text) for name, text in checks.items()]
+
+
+def _result(asset: str, name: str, passed: bool, **metadata) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(asset_key=asset, check_name=name, passed=bool(passed), metadata=metadata)
+
+
+def _accounts(asset: str, name: str, inputs: int, result: StageResult) -> dg.AssetCheckResult:
+    ids = Counter(r["problem_id"] for r in result.kept) + Counter(r["problem_id"] for r in result.rejects)
+    return _result(asset, name, len(result.kept) + len(result.rejects) == inputs, input=inputs, kept=len(result.kept),
+                   rejected=len(result.rejects), ids_seen_twice=sum(1 for c in ids.values() if c > 1))
+
+
+def filter_checks(inputs: int, result: StageResult, config: FilterConfig, benchmarks: list[BenchmarkSet]) -> Iterator[dg.AssetCheckResult]:
+    asset = "filtered_problems"
+    if config.decontaminate and benchmarks:
+        hits = find_contamination(result.kept, benchmarks, config)
+        yield _result(asset, "filtered_problems_decontaminated", not hits, hits=len(hits), examples=str(hits[:3]))
+    else:  # the promise does not hold for a run that switched it off: say so, without failing the run
+        yield dg.AssetCheckResult(asset_key=asset, check_name="filtered_problems_decontaminated", passed=False,
+                                  severity=dg.AssetCheckSeverity.WARN, metadata={"decontaminate": config.decontaminate,
+                                                                                 "benchmarks": len(benchmarks)})
+    yield _accounts(asset, "filter_accounts_for_input", inputs, result)
+
+
+def verify_checks(inputs: int, result: StageResult, config: VerifyConfig) -> Iterator[dg.AssetCheckResult]:
+    asset, rows = "verified_problems", result.kept
+    duplicates = [pid for pid, n in Counter(r["problem_id"] for r in rows).items() if n > 1]
+    yield _result(asset, "verified_problem_ids_unique", not duplicates, duplicates=len(duplicates), examples=str(duplicates[:5]))
+    short = [r["problem_id"] for r in rows if r.get("verified") and (r.get("num_tests") or 0) < config.min_tests]
+    yield _result(asset, "verified_problems_have_tests", not short, min_tests=config.min_tests, violations=len(short))
+    bad = []
+    for r in rows:
+        run, rejected, strength = r.get("incorrect_run") or 0, r.get("incorrect_rejected") or 0, r.get("test_strength")
+        if ((run == 0) != (strength is None) or (run > 0 and abs(strength - rejected / run) > 1e-3)
+                or bool(r.get("weak_tests")) != (rejected < run)):
+            bad.append(r["problem_id"])
+    yield _result(asset, "verified_problems_test_strength_consistent", not bad, violations=len(bad), examples=str(bad[:5]))
+    measured = [r for r in rows if r.get("reference_cpu_s") is not None]
+    slow = [r["problem_id"] for r in measured if r["tests"].time_limit_s is None or r["tests"].time_limit_s < r["reference_cpu_s"]]
+    yield _result(asset, "verified_time_limits_cover_references", not slow, checked=len(measured), violations=len(slow), examples=str(slow[:5]))
+    yield _accounts(asset, "verify_accounts_for_input", inputs, result)

@@ -1,0 +1,1 @@
+"""Ingest: Collect and Process, one partition per source."""

@@ -1,0 +1,55 @@
+"""Collect and Process: per-source assets over the pipeline library."""
+
+import dagster as dg
+
+from assets.ingest.partitions import source_partitions
+from assets.io import Rows
+from assets.metadata import length_metadata, rejects_metadata, table_metadata
+from assets.resources import SamplerResource, TranslationResource
+from pipeline.process import process_rows
+from pipeline.process.checkers import checker_counts
+from pipeline.schema import PROBLEM_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, rows_to_table
+from pipeline.sources import collect
+from pipeline.sources.discovery import spec_for
+
+GROUP = "ingest"
+
+
+@dg.multi_asset(
+    outs={
+        "raw_problems": dg.AssetOut(description="Source records mapped to canonical rows, one partition per source."),
+        "collect_rejects": dg.AssetOut(description="Source records that could not be mapped, with the reason."),
+    },
+    partitions_def=source_partitions,
+    group_name=GROUP,
+)
+def collect_source(context: dg.AssetExecutionContext):
+    spec = spec_for(context.partition_key)
+    result = collect(spec)
+    context.log.info(f"{spec.name}: {result.stats['records']} records -> {len(result.kept)} rows, {len(result.rejects)} rejects")
+    yield dg.Output(rows_to_table(result.kept, PROBLEM_SCHEMA), "raw_problems",
+                    metadata={**table_metadata(result.kept), "source_records": result.stats["records"]})
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "collect_rejects", metadata=rejects_metadata(result.rejects))
+
+
+@dg.multi_asset(
+    outs={
+        "processed_problems": dg.AssetOut(description="Cleaned statements, canonical tests, English only."),
+        "process_rejects": dg.AssetOut(description="Rows the Process stage rejected, with the reason."),
+    },
+    ins={"raw_problems": dg.AssetIn()},
+    partitions_def=source_partitions,
+    group_name=GROUP,
+)
+def process_source(context: dg.AssetExecutionContext, raw_problems: Rows, translation: TranslationResource, sampler: SamplerResource):
+    translator = translation.make_translator(sampler)
+    try:
+        result = process_rows(raw_problems, translator=translator, max_translations=translation.max_statements)
+    finally:
+        if translator is not None:  # a model started for this partition stops with it (a vLLM engine holds GBs)
+            translator.sampler.close()
+    context.log.info(f"{context.partition_key}: {len(raw_problems)} rows -> {len(result.kept)} kept, {len(result.rejects)} rejected")
+    yield dg.Output(rows_to_table(result.kept, PROCESSED_SCHEMA), "processed_problems", metadata={
+        **table_metadata(result.kept), **length_metadata(result.kept), "input_rows": len(raw_problems),
+        "checkers": dg.MetadataValue.json(checker_counts(result.kept))})
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "process_rejects", metadata=rejects_metadata(result.rejects))

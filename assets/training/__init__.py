@@ -1,0 +1,1 @@
+"""Training: MicroCoder-GRPO on verl over the released dataset."""
