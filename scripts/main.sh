@@ -8,4 +8,6 @@ scripts/setup-train.sh
 scripts/setup-vllm.sh
 # The model-driven stages run on the `sampler` resource's default (transformers on CPU);
 # MICROCODER_SAMPLER_BACKEND=vllm runs them on .venv-vllm's engine instead (see README).
+# Flags pass through to `microcoder run`: --sources, --jobs N (partitions at once), --verbose
+# (Dagster's event log on the terminal too), --from-failure; see README "Running".
 exec .venv/bin/microcoder run "$@"

@@ -1,0 +1,173 @@
+"""The main job's progress report: lines and summary built from real materialization metadata.
+
+Fast: the metadata comes from the assets' own helpers (``assets.metadata``), and one tiny job on an
+ephemeral instance checks that the report reads events whatever the assets are called.
+"""
+
+from __future__ import annotations
+
+import io
+
+import dagster as dg
+import polars as pl
+
+from assets.cli import (
+    Progress,
+    RunReport,
+    StepReport,
+    finished_line,
+    format_duration,
+    format_step,
+    ingest_eta,
+    live_line,
+    outputs_table,
+    read_events,
+    step_eta,
+    summary,
+)
+from assets.metadata import rejects_metadata, table_metadata
+
+
+def _stored(metadata: dict) -> dict:
+    """Metadata as the instance stores it (``IntMetadataValue``, ``JsonMetadataValue``, ...)."""
+    return dict(dg.AssetMaterialization("x", metadata=metadata).metadata)
+
+
+def _helper(helper, rows: list[dict], columns: tuple[str, ...]) -> dict:
+    """An ``assets.metadata`` helper on ``rows``: it takes the rows, or (its older form) a polars frame of them."""
+    try:
+        return helper(rows)
+    except (AttributeError, TypeError):
+        return helper(pl.DataFrame(rows, schema=dict.fromkeys(columns, pl.String)))
+
+
+def _kept(n: int, **extra) -> dict:
+    rows = [{"problem_id": f"p{i}", "statement": "s"} for i in range(n)]
+    return _stored({**_helper(table_metadata, rows, ("problem_id", "statement")), **extra})
+
+
+def _rejects(reasons: dict[str, int]) -> dict:
+    column = [reason for reason, n in reasons.items() for _ in range(n)]
+    rows = [{"problem_id": str(i), "reason": reason, "detail": ""} for i, reason in enumerate(column)]
+    return _stored(_helper(rejects_metadata, rows, ("problem_id", "reason", "detail")))
+
+
+def _step(name: str, outputs: list[dict], started: float = 0.0, ended: float = 10.0) -> StepReport:
+    step = StepReport(name, started=started, ended=ended)
+    for metadata in outputs:
+        step.add_output(metadata)
+    return step
+
+
+def _partition(source: str, collect: tuple[int, int, dict], process: tuple[int, int, dict], seconds: float = 40.0) -> RunReport:
+    report = RunReport(f"ingest[{source}]", "ingest_job", source, run_id="r-" + source, status="ok", started=0.0, ended=seconds)
+    records, kept, reasons = collect
+    report.steps["collect_source"] = _step("collect_source", [_kept(kept, source_records=records), _rejects(reasons)], 0, 10)
+    read, kept, reasons = process
+    report.steps["process_source"] = _step("process_source", [_kept(kept, input_rows=read), _rejects(reasons)], 10, seconds)
+    return report
+
+
+def test_step_reads_rows_and_rejects_from_stored_metadata():
+    step = _step("process_source", [_kept(701, input_rows=790), _rejects({"no_tests": 60, "needs_translation": 29})])
+    assert (step.rows_in, step.rows_out, step.rejects) == (790, 701, 89)
+    assert step.reasons == {"no_tests": 60, "needs_translation": 29}
+    assert format_step(step) == "process 790 -> 701 rows, 89 rejects"
+
+
+def test_rows_in_is_kept_plus_rejected_where_the_stage_does_not_say():
+    step = _step("verify_problems", [_kept(8), _rejects({"no_reference_passes": 2})])
+    assert format_step(step) == "verify 10 -> 8 rows, 2 rejects"
+    assert format_step(_step("difficulty_scores", [_kept(8)])) == "difficulty_scores 8 rows"
+    assert format_step(_step("grpo_training_run", [{"steps": 3}], 0, 95)) == "grpo_training_run 1m35s"
+    failed = StepReport("collect_source", started=0, ended=1, failed=True)
+    assert format_step(failed) == "collect FAILED"
+
+
+def test_summary_sums_partitions_and_ranks_reasons():
+    reports = [
+        _partition("taco", (812, 790, {"bad_record": 22}), (790, 701, {"no_tests": 60, "needs_translation": 29})),
+        _partition("mbpp", (974, 974, {}), (974, 970, {"no_tests": 4})),
+    ]
+    union = _step("rejected_problems", [{**_rejects({"no_tests": 64}), "by_stage": dg.MetadataValue.json({})}])
+    assert union.aggregate  # only a union of the others' rejects: not counted twice
+    dataset = RunReport("dataset_job", "dataset_job", run_id="d", status="ok", started=0, ended=200)
+    dataset.steps = {"curate_problems": _step("curate_problems", [_kept(1500, input_rows=1671), _rejects({"duplicate": 171})]),
+                     "rejected_problems": union}
+    text = summary([*reports, dataset], {"ingest": 81.0, "dataset_job": 200.0, "total": 290.0},
+                   outputs_table([*reports, dataset], "/tmp/home"))
+    lines = text.splitlines()
+    collect = next(line for line in lines if line.strip().startswith("collect"))
+    assert collect.split() == ["collect", "2", "1,786", "1,764", "22", "20.0s"]
+    process = next(line for line in lines if line.strip().startswith("process"))
+    assert process.split()[:5] == ["process", "2", "1,764", "1,671", "93"]
+    assert not any(line.strip().startswith("rejected") for line in lines)
+    reasons = lines.index(next(line for line in lines if "rejects by reason" in line))
+    assert "286 in all" in lines[reasons]
+    assert lines[reasons + 1].split() == ["duplicate", "(curate)", "171"]
+    assert lines[reasons + 2].split() == ["no_tests", "(process)", "64"]
+    assert "ingest 1m21s" in text and "dataset_job 3m20s" in text and "total 4m50s" in text
+    assert "DAGSTER_HOME=/tmp/home" in text and "dagster dev" in text and "/dataset" in text
+
+
+def test_summary_of_an_ingest_only_run_names_no_downstream_job():
+    reports = [_partition("taco", (10, 10, {}), (10, 9, {"no_tests": 1}))]
+    text = summary(reports, {"ingest": 5.0, "total": 6.0}, outputs_table(reports, "/tmp/home"))
+    assert "dataset" not in text and "training" not in text
+
+
+def test_finished_line_starts_with_label_and_status():
+    report = _partition("taco", (812, 790, {"bad_record": 22}), (790, 701, {"no_tests": 89}), seconds=41.2)
+    line = finished_line(report, width=30)
+    assert line.startswith("ingest[taco]: ok ")
+    assert line.endswith("41.2s  collect 812 -> 790 rows, 22 rejects · process 790 -> 701 rows, 89 rejects")
+    report.status = "FAILED"
+    assert finished_line(report).startswith("ingest[taco]: FAILED   41.2s  collect")
+
+
+def test_etas():
+    done = [RunReport(f"ingest[{i}]", "ingest_job", str(i), status="ok", started=0, ended=40) for i in range(2)]
+    running = RunReport("ingest[r]", "ingest_job", "r", status="running", started=90)
+    queued = [RunReport(f"ingest[q{i}]", "ingest_job", f"q{i}", status="queued") for i in range(3)]
+    # 3 queued x 40s + 30s left of the running one, over 2 workers
+    assert ingest_eta([*done, running, *queued], jobs=2, now=100) == (3 * 40 + 30) / 2
+    assert ingest_eta([running, *queued], jobs=2, now=100) is None  # nothing finished: no mean yet
+    step = StepReport("verify_problems", started=60)
+    assert step_eta(step, "verified 40/120 in 40.0s (1.0 problems/s)", now=100) == 80
+    assert step_eta(step, "verifying 120 problems", now=100) is None
+    running.steps["verify_problems"] = step
+    running.message = "verified 40/120 in 40.0s"
+    assert "verify running 40.0s, ETA ~1m20s" in live_line(running, 100, mean=None)
+
+
+def test_progress_prints_lines_and_redraws_only_on_a_terminal():
+    plain = io.StringIO()
+    progress = Progress(plain, live=False)
+    progress.draw(["live"])
+    progress.print("done")
+    assert plain.getvalue() == "done\n"
+    tty = io.StringIO()
+    progress = Progress(tty, live=True)
+    progress.draw(["a", "b"])
+    progress.print("done")
+    assert tty.getvalue() == "a\nb\n\x1b[2F\x1b[Jdone\n"
+    assert [format_duration(s) for s in (41.24, 185, 3720)] == ["41.2s", "3m05s", "1h02m"]
+
+
+def test_report_reads_a_runs_events_whatever_the_assets_are_called():
+    """Renamed stages (``filtered_problems``/``filter_rejects``) read the same: only metadata keys matter."""
+
+    @dg.multi_asset(outs={"filtered_problems": dg.AssetOut(), "filter_rejects": dg.AssetOut()})
+    def filter_problems(context):
+        context.log.info("filtered 12/12")
+        yield dg.Output(1, "filtered_problems", metadata={**_kept(9), "input_rows": 12})
+        yield dg.Output(2, "filter_rejects", metadata=_rejects({"duplicate": 2, "contaminated": 1}))
+
+    with dg.instance_for_test() as instance:
+        result = dg.materialize([filter_problems], instance=instance, resources={"io_manager": dg.mem_io_manager})
+        report = RunReport("dataset_job", "dataset_job", run_id=result.run_id)
+        read_events(instance, report)
+    step = report.steps["filter_problems"]
+    assert (step.rows_in, step.rows_out, step.rejects, dict(step.reasons)) == (12, 9, 3, {"duplicate": 2, "contaminated": 1})
+    assert report.started is not None and report.ended is not None and report.message == "filtered 12/12"
+    assert format_step(step) == "filter 12 -> 9 rows, 3 rejects"
