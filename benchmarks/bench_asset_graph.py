@@ -1,5 +1,5 @@
-"""End-to-end timing of the dataset assets (no model): Collect + Process of every local source,
-then Filter and Verify, materialized through the real Dagster definitions and IO manager.
+"""End-to-end timing of the dataset assets (no model, so no translation): Collect + Process of every
+local source, then Filter and Verify, materialized through the real Dagster definitions and IO manager.
 
 The same code runs once per checkout in a fresh process and data directory, so a baseline tree
 (e.g. a ``git worktree`` of an earlier commit) is compared with this one in the same run. Asset
@@ -62,6 +62,7 @@ def materialize() -> dict[str, float]:
 def run_tree(tree: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-graph-") as data:
         env = {**os.environ, "MICROCODER_DATA": data, "PYTHONPATH": str(tree), "DAGSTER_HOME": data,
+               "MICROCODER_TRANSLATION_ENABLED": "false",  # the model's share is the same in both trees
                "MICROCODER_SHARED_DATA": str(shared_data_dir())}  # a worktree elsewhere has no ../shared
         code = f"import json, sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); " \
                "from bench_asset_graph import materialize; print('TIMES ' + json.dumps(materialize()))"

@@ -34,6 +34,8 @@ class TestCase:
 class Tests:
     """Canonical tests of a problem: ``stdin`` cases, ``call`` cases (JSON args and return value), or an ``assert`` block."""
 
+    __test__ = False  # not a pytest test class
+
     kind: str
     cases: list[TestCase] = field(default_factory=list)
     fn_name: str | None = None

@@ -26,11 +26,11 @@ def _png_of(value: dg.MetadataValue) -> bytes:
 def test_figures_from_the_built_assets(built):
     root, _ = built
     verified = pl.read_parquet(root / "assets" / "verified_problems.parquet")
-    mix = source_mix_metadata(verified)
+    mix = source_mix_metadata(verified.to_dicts())
     _png_of(mix["source_mix"])
     counts = mix["source_mix_json"].data
     assert counts == dict(verified.group_by("source").len().iter_rows())
-    lengths = length_metadata(verified)
+    lengths = length_metadata(verified.to_dicts())
     _png_of(lengths["statement_chars"])
     _png_of(lengths["tests_per_problem"])
     assert lengths["statement_chars_median"] > 0
