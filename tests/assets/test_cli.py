@@ -1,4 +1,4 @@
-"""The main job's progress report: lines and summary built from real materialization metadata.
+"""The main job's progress report (assets.progress): lines and summary built from real materialization metadata.
 
 Fast: the metadata comes from the assets' own helpers (``assets.metadata``), and one tiny job on an
 ephemeral instance checks that the report reads events whatever the assets are called.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import io
 
 import dagster as dg
-import polars as pl
 
-from assets.cli import (
+from assets.metadata import rejects_metadata, table_metadata
+from assets.progress import (
     Progress,
     RunReport,
     StepReport,
@@ -25,7 +25,6 @@ from assets.cli import (
     step_eta,
     summary,
 )
-from assets.metadata import rejects_metadata, table_metadata
 
 
 def _stored(metadata: dict) -> dict:
@@ -33,23 +32,15 @@ def _stored(metadata: dict) -> dict:
     return dict(dg.AssetMaterialization("x", metadata=metadata).metadata)
 
 
-def _helper(helper, rows: list[dict], columns: tuple[str, ...]) -> dict:
-    """An ``assets.metadata`` helper on ``rows``: it takes the rows, or (its older form) a polars frame of them."""
-    try:
-        return helper(rows)
-    except (AttributeError, TypeError):
-        return helper(pl.DataFrame(rows, schema=dict.fromkeys(columns, pl.String)))
-
-
 def _kept(n: int, **extra) -> dict:
     rows = [{"problem_id": f"p{i}", "statement": "s"} for i in range(n)]
-    return _stored({**_helper(table_metadata, rows, ("problem_id", "statement")), **extra})
+    return _stored({**table_metadata(rows), **extra})
 
 
 def _rejects(reasons: dict[str, int]) -> dict:
     column = [reason for reason, n in reasons.items() for _ in range(n)]
     rows = [{"problem_id": str(i), "reason": reason, "detail": ""} for i, reason in enumerate(column)]
-    return _stored(_helper(rejects_metadata, rows, ("problem_id", "reason", "detail")))
+    return _stored(rejects_metadata(rows))
 
 
 def _step(name: str, outputs: list[dict], started: float = 0.0, ended: float = 10.0) -> StepReport:
