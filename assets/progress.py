@@ -31,7 +31,7 @@ def _value(metadata: Mapping[str, Any], key: str) -> Any:
 
 
 def short_name(step: str) -> str:
-    """``collect_source`` -> ``collect``, ``curate_problems`` -> ``curate``: a stage, as a person says it."""
+    """``collect_source`` -> ``collect``, ``filter_problems`` -> ``filter``: a stage, as a person says it."""
     return re.sub(r"_(source|problems)$", "", step)
 
 

@@ -83,7 +83,7 @@ def test_summary_sums_partitions_and_ranks_reasons():
     union = _step("rejected_problems", [{**_rejects({"no_tests": 64}), "by_stage": dg.MetadataValue.json({})}])
     assert union.aggregate  # only a union of the others' rejects: not counted twice
     dataset = RunReport("dataset_job", "dataset_job", run_id="d", status="ok", started=0, ended=200)
-    dataset.steps = {"curate_problems": _step("curate_problems", [_kept(1500, input_rows=1671), _rejects({"duplicate": 171})]),
+    dataset.steps = {"filter_problems": _step("filter_problems", [_kept(1500, input_rows=1671), _rejects({"duplicate": 171})]),
                      "rejected_problems": union}
     text = summary([*reports, dataset], {"ingest": 81.0, "dataset_job": 200.0, "total": 290.0},
                    outputs_table([*reports, dataset], "/tmp/home"))
@@ -95,7 +95,7 @@ def test_summary_sums_partitions_and_ranks_reasons():
     assert not any(line.strip().startswith("rejected") for line in lines)
     reasons = lines.index(next(line for line in lines if "rejects by reason" in line))
     assert "286 in all" in lines[reasons]
-    assert lines[reasons + 1].split() == ["duplicate", "(curate)", "171"]
+    assert lines[reasons + 1].split() == ["duplicate", "(filter)", "171"]
     assert lines[reasons + 2].split() == ["no_tests", "(process)", "64"]
     assert "ingest 1m21s" in text and "dataset_job 3m20s" in text and "total 4m50s" in text
     assert "DAGSTER_HOME=/tmp/home" in text and "dagster dev" in text and "/dataset" in text

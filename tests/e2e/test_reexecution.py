@@ -4,7 +4,7 @@ Three real command-line runs against one Dagster instance: a dropped source file
 (its partition fails, the other finishes); after it is replaced, ``--from-failure`` re-executes
 only that partition, from its failed step, and the dataset job then fails at difficulty (the
 model path is wrong); once that is fixed, ``--from-failure`` re-runs only the steps from
-difficulty on, reusing curation and verification.
+difficulty on, reusing Filter and Verify.
 """
 
 from __future__ import annotations

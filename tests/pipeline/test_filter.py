@@ -109,7 +109,7 @@ def test_taco_special_judge_flags_reject_without_checker(processed):
     assert Counter(outcome.values())["special_judge_without_checker"] >= 100
 
 
-def test_curate_finds_cross_source_duplicates_and_accounts_for_every_row(collected):
+def test_filter_finds_cross_source_duplicates_and_accounts_for_every_row(collected):
     rows = [r for name in ("taco", "apps", "code_contests", "xcodeeval") for r in collected[name]]
     cfg = FilterConfig(quality=QualityConfig(min_tests=0, min_statement_chars=1, require_checker_for_special_judge=False,
                                                drop_interactive=False, drop_image_dependent=False), decontaminate=False)
