@@ -1,5 +1,6 @@
 """MicroCoder-GRPO training as a Dagster asset: verl launched in ``.venv-train`` through Pipes."""
 
+import dataclasses
 import json
 
 import dagster as dg
@@ -56,10 +57,6 @@ def training_config(config: TrainingRunConfig, manifest: Rows, run_id: str) -> T
     }
     if config.output_dir in (None, "", TrainingConfig.output_dir):
         values["output_dir"] = f"{data_root()}/runs/{run_id}"
-    if not config.model_path:  # the embedded CPU model, converted here once (the launcher never imports pipeline)
-        from pipeline.samplers.default_model import default_model_path
-
-        values["model_path"] = default_model_path()
     return to_dataclass(TrainingConfig, config, **values)
 
 
@@ -74,6 +71,10 @@ def grpo_training_run(
     ray_cluster: RayClusterResource,
 ):
     cfg = training_config(config, microcoder_dataset, context.run.run_id)
+    if not cfg.model_path:  # the embedded CPU model, converted here once: the launcher never imports pipeline
+        from pipeline.samplers.default_model import default_model_path
+
+        cfg = dataclasses.replace(cfg, model_path=default_model_path())
     address = cfg.ray_address or ray_cluster.address
     where = f"Ray cluster {address}" if address else training_environment.python
     context.log.info(f"training {cfg.preset} for {cfg.steps} steps on {cfg.train_files}, output {cfg.output_dir}, on {where}")
