@@ -85,9 +85,16 @@ def to_dataclass(cls: type[T], config: dg.Config, **extra: Any) -> T:
     Nested sections become nested dataclasses, lists become tuples where the field is a tuple,
     maps of pairs become pairs again; ``extra`` sets (or overrides) fields directly.
     """
+    source = source_dataclass(type(config))
+    if source is not None and source is not cls:  # e.g. a Filter run config handed to VerifyConfig
+        raise TypeError(f"{type(config).__name__} was generated from {source.__name__}, not {cls.__name__}")
     retyped = retyped_fields(type(config)) - set(extra)
     if retyped:
         raise ValueError(f"{type(config).__name__} re-types {sorted(retyped)}: pass them to to_dataclass")
+    left_out = {name: why for name, why in excluded_settings(type(config)).items() if name not in extra}
+    missing = [name for name in left_out if _required(cls, name)]
+    if missing:  # not in the launchpad and no default: only the caller can give it
+        raise ValueError(f"{cls.__name__} needs {missing}, which the launchpad leaves out ({left_out}): pass them to to_dataclass")
     hints = typing.get_type_hints(cls)
     given = type(config).model_fields
     values = {
@@ -96,6 +103,11 @@ def to_dataclass(cls: type[T], config: dg.Config, **extra: Any) -> T:
         if f.init and f.name in given and f.name not in extra
     }
     return cls(**values, **extra)
+
+
+def _required(cls: type, name: str) -> bool:
+    field = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING  # type: ignore[misc]
 
 
 def _generated(config_cls: type) -> type | None:

@@ -270,3 +270,11 @@ def test_a_retyped_field_must_be_passed_explicitly():
     with pytest.raises(ValueError, match="schedule"):
         to_dataclass(_Outer, Typed())
     assert to_dataclass(_Outer, Typed(), schedule=((1, 0.8),)).schedule == ((1, 0.8),)
+
+
+def test_to_dataclass_refuses_another_stages_config():
+    from pipeline.filter import FilterConfig
+    from pipeline.verify import VerifyConfig
+
+    with pytest.raises(TypeError, match="generated from FilterConfig, not VerifyConfig"):
+        to_dataclass(VerifyConfig, run_config_for(FilterConfig)())
