@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.schema import to_storable
+
 Row = dict[str, Any]
 Step = Callable[[Row], Row]
 
@@ -59,8 +61,6 @@ def reject(
 
     ``source``/``source_id`` are for Collect, whose records are not canonical rows yet.
     """
-    from pipeline.schema import to_storable
-
     sid = row.get("source_id") if source_id is None else source_id
     return {
         "source": source or row.get("source") or "unknown",
