@@ -15,6 +15,10 @@ setting's name. What the launchpad can show:
 
 Anything else raises naming the field, unless the caller excludes it and says why; an excluded
 field keeps the dataclass default (or what the caller passes to :func:`to_dataclass`).
+
+A dataclass whose values come from somewhere else first (an algorithm preset) is exposed by
+:func:`changes_config_for` instead: the same fields, each empty by default, and
+:func:`changes_from` returns only those the user filled in, for the library to apply.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ _SEQUENCES = (list, tuple, abc.Sequence)
 _MAPPINGS = (dict, abc.Mapping)
 _SOURCES: dict[type, type] = {}  # generated Config class -> the dataclass it mirrors
 _EXCLUDED: dict[type, dict[str, str]] = {}  # generated Config class -> {field: why not shown}
+_CHANGES_SOURCES: dict[type, type] = {}  # generated changes section -> the dataclass it changes
 
 
 class UnexpressibleSetting(TypeError):
@@ -103,6 +108,40 @@ def to_dataclass(cls: type[T], config: dg.Config, **extra: Any) -> T:
         if f.init and f.name in given and f.name not in extra
     }
     return cls(**values, **extra)
+
+
+def changes_config_for(cls: type, name: str, exclude: Mapping[str, str] | None = None,
+                       descriptions: Mapping[str, str] | None = None) -> type[dg.Config]:
+    """A ``dg.Config`` section of changes to a ``cls`` built elsewhere: every field of ``cls``
+    (bar ``exclude``), empty by default, so what the user leaves empty keeps the preset's value.
+
+    A choice (``Literal``) is offered as text, since Dagster has no optional choice: ``cls``
+    itself must check it. ``descriptions`` maps a field to its launchpad description.
+    """
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if not f.init or f.name in (exclude or {}):
+            continue
+        where = f"{cls.__name__}.{f.name}"
+        annotation = _optional_inner(hints[f.name]) or hints[f.name]
+        if _nested_dataclass(annotation)[0] is not None:
+            raise UnexpressibleSetting(f"{where}: a nested dataclass has no form as a change")
+        kind = str if typing.get_origin(annotation) is Literal else _launchpad_type(annotation, where)
+        fields[f.name] = (kind | None, Field(default=None, description=(descriptions or {}).get(f.name)))
+    model = create_model(name, __base__=dg.Config, **fields)  # type: ignore[call-overload]
+    _CHANGES_SOURCES[model] = cls
+    return model
+
+
+def changes_from(cls: type, config: dg.Config) -> dict[str, Any]:
+    """The fields a :func:`changes_config_for` section sets, in ``cls``'s own field types."""
+    generated = next((c for c in type(config).__mro__ if c in _CHANGES_SOURCES), None)
+    if generated is None or _CHANGES_SOURCES[generated] is not cls:
+        raise TypeError(f"{type(config).__name__} is not a section of changes to {cls.__name__}")
+    hints = typing.get_type_hints(cls)
+    return {name: _from_launchpad(hints[name], value, f"{cls.__name__}.{name}")
+            for name in type(config).model_fields if (value := getattr(config, name)) is not None}
 
 
 def _required(cls: type, name: str) -> bool:

@@ -51,9 +51,10 @@ def run(preset: str, out: Path, args) -> list[dict]:
 
     cfg = {"model_path": default_model_path(), "preset": preset, "profile": "cpu-demo", "train_files": [str(out / "train.parquet")],
            "val_files": [str(out / "test.parquet")], "output_dir": str(out / preset), "steps": args.steps,
-           "train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "rollout_n": args.n,
-           "max_prompt_length": 256, "max_response_length": args.response, "temperature": args.temperature,
-           "lr": args.lr, "eval_attempts": 4, "val_max_samples": -1, "val_before_train": True,
+           "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "samples_per_query": args.n,
+                         "max_prompt_length": 256, "max_response_length": args.response,
+                         "temperature": args.temperature, "lr": args.lr},
+           "eval_attempts": 4, "val_max_samples": -1, "val_before_train": True,
            "save_checkpoint": False, "seed": 0, "extra_overrides": [f"trainer.test_freq={args.eval_every}"]}
     (out / f"{preset}.json").write_text(json.dumps(cfg))
     started = time.time()

@@ -63,9 +63,9 @@ def main() -> int:
         pq.write_table(pa.Table.from_pylist(rows[:-2]), tmp / "train.parquet")
         pq.write_table(pa.Table.from_pylist(rows[-2:]), tmp / "test.parquet")
         cfg = {"model_path": default_model_path(), "train_files": [str(tmp / "train.parquet")], "val_files": [str(tmp / "test.parquet")],
-               "output_dir": str(tmp / "run"), "steps": args.steps, "train_batch_size": args.batch,
-               "ppo_mini_batch_size": args.batch, "rollout_n": args.n, "max_prompt_length": 256,
-               "max_response_length": args.response, "eval_attempts": 1, "save_checkpoint": False, "m": 16}
+               "output_dir": str(tmp / "run"), "steps": args.steps, "eval_attempts": 1, "save_checkpoint": False,
+               "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "samples_per_query": args.n,
+                             "max_prompt_length": 256, "max_response_length": args.response, "mask_repeat_window": 16}}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         proc = subprocess.run([str(train_py), "-m", "training.launcher", str(tmp / "cfg.json")], cwd=ROOT,
                               capture_output=True, text=True)

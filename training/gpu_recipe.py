@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import fields
+from dataclasses import asdict
 
-from training.verl_ext.config import TrainingConfig
+from training.verl_ext.config import TrainingConfig, algorithm_for
 
 A, R, REF = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
 
@@ -54,7 +54,7 @@ def paper_scale(
     values = dict(
         model_path=model, preset=preset, profile="paper", device="cuda", n_gpus=gpus_per_node, nnodes=nodes,
         steps=steps, micro_batch_size_per_gpu=2,  # the fixed-count fallback; dynamic batching overrides it
-        max_prompt_length=max_prompt_length, max_response_length=max_response_length,
+        algorithm={"max_prompt_length": max_prompt_length, "max_response_length": max_response_length},
         eval_attempts=4, val_max_samples=-1, rollout_tp=tp,
         gpu_memory_utilization=gpu_memory_utilization, extra_overrides=extra,
     )
@@ -63,10 +63,14 @@ def paper_scale(
 
 
 def launchpad_yaml(cfg: TrainingConfig) -> str:
-    """The ``grpo_training_run`` run config for ``cfg`` (JSON is valid YAML)."""
-    names = {f.name for f in fields(TrainingConfig)}
-    config = {k: v for k, v in cfg.to_dict().items() if k in names and k != "output_dir"}
-    config.pop("temperature_schedule", None)  # the launchpad takes it as text ("1:1.2,50:1.0")
+    """The ``grpo_training_run`` run config for ``cfg`` (JSON is valid YAML): its algorithm as
+    the changes to its preset and profile, the way the launchpad takes it."""
+    config = {k: v for k, v in cfg.to_dict().items() if k not in ("output_dir", "algorithm")}
+    preset = asdict(algorithm_for(cfg.preset, cfg.profile))
+    changes = {k: v for k, v in asdict(cfg.algorithm).items() if v != preset[k]}
+    if changes.get("temperature_schedule"):  # staged pairs are a map in the launchpad: {"first step": T}
+        changes["temperature_schedule"] = {str(s): t for s, t in changes["temperature_schedule"]}
+    config["algorithm"] = changes
     return json.dumps({"ops": {"grpo_training_run": {"config": config}}}, indent=2)
 
 

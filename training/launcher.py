@@ -23,6 +23,7 @@ per test problem, verl's validation on ``val_files``) as metadata.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -193,9 +194,8 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
     from the newest checkpoint found there."""
     storage = RunStorage(cfg.output_dir, scratch=os.environ.get(SCRATCH_ENV) or None)
     resumed_from = storage.restore_latest()
-    local = TrainingConfig.from_dict({**cfg.to_dict(), "output_dir": str(storage.local),
-                                      "train_files": localize(cfg.train_files, storage.local),
-                                      "val_files": localize(cfg.val_files, storage.local)})
+    local = dataclasses.replace(cfg, output_dir=str(storage.local), train_files=localize(cfg.train_files, storage.local),
+                                val_files=localize(cfg.val_files, storage.local))
     metrics_path = storage.local / "metrics.jsonl"
     metrics_path.unlink(missing_ok=True)
     model_path = resolve_model(local)

@@ -4,34 +4,28 @@ import dataclasses
 import json
 
 import dagster as dg
+from pydantic import Field
 
-from assets.config import run_config_for, to_dataclass
+from assets.config import changes_config_for, changes_from, run_config_for, to_dataclass
 from assets.io import Rows
 from assets.metadata import training_curves_metadata
 from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import data_root
-from training.verl_ext.config import TrainingConfig
+from training.grpo.presets import GRPOConfig
+from training.verl_ext.config import TrainingConfig, algorithm_for, preset_values
 from training.verl_ext.temperature_metrics import temperature_report
 
 GROUP = "training"
 
-_Base = run_config_for(TrainingConfig, "TrainingConfigBase")
+AlgorithmChanges = changes_config_for(GRPOConfig, "AlgorithmChanges", descriptions=preset_values())
 
 
-class TrainingRunConfig(_Base):  # type: ignore[misc, valid-type]
+class TrainingRunConfig(run_config_for(TrainingConfig, "TrainingConfigBase")):  # type: ignore[misc]
     """TrainingConfig's fields and defaults (empty ones take the ``profile``'s value, ``cpu-demo``
-    by default: the embedded CPU model for 2 steps); only the schedule is typed as text here."""
+    by default: the embedded CPU model for 2 steps). ``algorithm`` holds changes to the preset:
+    GRPOConfig's own fields, each empty unless set (``temperature_schedule: {"1": 0.8, "50": 1.2}``)."""
 
-    temperature_schedule: str = ""  # staged, e.g. "1:0.8,50:1.2" (first step:T); empty: constant T
-
-
-def parse_schedule(text: str) -> list[tuple[int, float]] | None:
-    if not text.strip():
-        return None
-    try:
-        return [(int(step), float(t)) for step, t in (part.split(":") for part in text.split(","))]
-    except ValueError as err:
-        raise dg.Failure(f"temperature_schedule must look like '1:0.8,50:1.2', got {text!r}") from err
+    algorithm: AlgorithmChanges = Field(default_factory=AlgorithmChanges)  # type: ignore[valid-type]
 
 
 def temperature_metadata(steps: list[dict]) -> dict:
@@ -51,7 +45,7 @@ def training_config(config: TrainingRunConfig, manifest: Rows, run_id: str) -> T
     """The run's TrainingConfig: the launchpad's values, the released verl files, and an output dir per run."""
     verl = {r["split"]: r["path"] for r in manifest if r["layout"] == "verl"}
     values = {
-        "temperature_schedule": parse_schedule(config.temperature_schedule),  # typed as text here
+        "algorithm": algorithm_for(config.preset, config.profile, **changes_from(GRPOConfig, config.algorithm)),
         "train_files": config.train_files or [verl["train"]],
         "val_files": config.val_files or [verl["test"]],
     }
@@ -92,6 +86,7 @@ def grpo_training_run(
     metadata = {
         "steps": len(steps),
         "preset": cfg.preset,
+        "algorithm": dg.MetadataValue.json(dataclasses.asdict(cfg.algorithm)),
         **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"
         "metrics_per_step": dg.MetadataValue.json(steps),
         **training_curves_metadata([m["metrics"] for m in steps]),

@@ -20,6 +20,8 @@ import pytest
 
 from assets.config import (
     UnexpressibleSetting,
+    changes_config_for,
+    changes_from,
     excluded_settings,
     retyped_fields,
     run_config_for,
@@ -278,3 +280,32 @@ def test_to_dataclass_refuses_another_stages_config():
 
     with pytest.raises(TypeError, match="generated from FilterConfig, not VerifyConfig"):
         to_dataclass(VerifyConfig, run_config_for(FilterConfig)())
+
+
+@dataclass(frozen=True)
+class _Algorithm:
+    rule: typing.Literal["fixed", "diversity"] = "diversity"
+    lr: float = 1e-6
+    schedule: tuple[tuple[int, float], ...] | None = None
+    candidates: tuple[float, ...] = (0.6, 1.2)
+
+
+def test_a_section_of_changes_launches_only_what_was_set():
+    """``changes_config_for``: every field, empty unless set (a preset fills the rest); a choice
+    is text (Dagster has no optional choice) and the values come back in the dataclass's types."""
+    section = changes_config_for(_Algorithm, "AlgorithmChangesProbe", descriptions={"lr": "empty: 1e-6"})
+    assert section.model_fields["lr"].description == "empty: 1e-6"
+
+    def probe(config) -> None:
+        received.append(config)
+
+    received: list[dg.Config] = []
+    probe.__annotations__ = {"config": section, "return": None}
+    job = dg.GraphDefinition(name="changes", node_defs=[dg.op(name="train")(probe)]).to_job()
+    launched = {"rule": "fixed", "schedule": {"1": 0.8, "40": 1.2}, "candidates": [0.9]}
+    assert job.execute_in_process(run_config={"ops": {"train": {"config": launched}}}).success
+    assert changes_from(_Algorithm, received[0]) == {"rule": "fixed", "schedule": ((1, 0.8), (40, 1.2)), "candidates": (0.9,)}
+    assert job.execute_in_process().success  # nothing set: no changes
+    assert changes_from(_Algorithm, received[1]) == {}
+    with pytest.raises(TypeError, match="not a section of changes to _Outer"):
+        changes_from(_Outer, received[0])

@@ -22,9 +22,9 @@ def trained(built):
     root, dataset_result = built
     assert dataset_result.success
     run_config = {"ops": {"grpo_training_run": {"config": {
-        "steps": 2, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 2,
-        "max_prompt_length": 512, "max_response_length": 48, "temperature_schedule": "1:1.2,2:1.0",
-        "eval_attempts": 1,
+        "steps": 2, "eval_attempts": 1,
+        "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2, "max_prompt_length": 512,
+                      "max_response_length": 48, "temperature_schedule": {"1": 1.2, "2": 1.0}},
     }}}}
     # The dataset's manifest is read through the IO manager (files under MICROCODER_DATA).
     result = defs.resolve_job_def("training_job").execute_in_process(run_config=run_config)

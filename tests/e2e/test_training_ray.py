@@ -194,8 +194,9 @@ def s3_data(s3_server, shared_data):
 
 def _run_config(model_path: str, steps: int) -> dict:
     return {"ops": {"grpo_training_run": {"config": {
-        "model_path": model_path, "steps": steps, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 2,
-        "max_prompt_length": 256, "max_response_length": 32, "eval_attempts": 1, "val_max_samples": 2,
+        "model_path": model_path, "steps": steps, "eval_attempts": 1, "val_max_samples": 2,
+        "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2, "max_prompt_length": 256,
+                      "max_response_length": 32},
     }}}}
 
 

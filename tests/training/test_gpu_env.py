@@ -48,7 +48,7 @@ def test_paper_scale_gpu_overrides_pass_verls_validation():
                     "response": c.data.max_response_length, "nnodes": c.trainer.nnodes, "gpus": c.trainer.n_gpus_per_node,
                     "save_freq": c.trainer.save_freq, "use_kl": a.actor.use_kl_loss, "device": c.trainer.device}
         try:  # the validation can fail: a mini-batch larger than the batch is refused
-            check(paper_scale(ppo_mini_batch_size=128))
+            check(paper_scale(algorithm={"ppo_mini_batch_size": 128}))
             out["bad"] = "accepted"
         except Exception as err:
             out["bad"] = type(err).__name__
@@ -74,7 +74,8 @@ def test_recipe_prints_a_launchpad_config_the_asset_accepts():
 
     config = json.loads(launchpad_yaml(paper_scale(nodes=2)))["ops"]["grpo_training_run"]["config"]
     run_config = TrainingRunConfig(**config)  # what the launchpad would accept
-    assert run_config.nnodes == 2 and run_config.device == "cuda" and run_config.rollout_n == 8
+    assert run_config.nnodes == 2 and run_config.device == "cuda"
+    assert run_config.preset == "microcoder" and run_config.profile == "paper"  # G 8, batch 64 from the profile
     assert any(o.startswith("actor_rollout_ref.actor.use_dynamic_bsz=") for o in run_config.extra_overrides)
     assert main(["--gpus", "4", "--model", "Qwen/Qwen3-1.7B"]) == 0
 

@@ -10,9 +10,9 @@ def test_paper_defaults_and_differences():
     for cfg in (mc, dapo, grpo):
         assert (cfg.samples_per_query, cfg.lr, cfg.temperature, cfg.train_batch_size) == (8, 1e-6, 1.2, 64)
         assert cfg.reward == "binary" and cfg.clip_low == 0.2 and cfg.loss_agg == "token-mean"
-    assert grpo.use_kl_loss and grpo.kl_coef > 0 and grpo.clip_high == 0.2 and grpo.effective_mask_rho == 0
-    assert not dapo.use_kl_loss and dapo.kl_coef == 0 and dapo.clip_high == 0.28 and dapo.effective_mask_rho == 0
-    assert not mc.use_kl_loss and mc.clip_high == 0.28 and mc.truncation_mask and mc.effective_mask_rho == 0.3
+    assert grpo.use_kl_loss and grpo.kl_coef > 0 and grpo.clip_high == 0.2 and grpo.mask_rho == 0
+    assert not dapo.use_kl_loss and dapo.kl_coef == 0 and dapo.clip_high == 0.28 and dapo.mask_rho == 0
+    assert not mc.use_kl_loss and mc.clip_high == 0.28 and mc.truncation_mask and mc.mask_rho == 0.3
     assert mc.mask_repeat_window == 128 and mc.mask_if == "incorrect" and mc.dual_clip_c is None
     assert preset("grpo+") == dapo and preset("microcoder") == mc
 
@@ -29,3 +29,5 @@ def test_overrides_and_validation():
         GRPOConfig(use_kl_loss=True, kl_coef=0.0)
     with pytest.raises(ValueError):
         GRPOConfig(mask_rho=1.5)
+    with pytest.raises(ValueError, match="loss_agg"):  # a choice typed as text (JSON, the launchpad) is checked
+        GRPOConfig(loss_agg="sum")

@@ -3,7 +3,7 @@
 import pytest
 
 from training.grpo.temperature_control import DOWN, UP, DiversityTemperature
-from training.verl_ext.config import TrainingConfig
+from training.verl_ext.config import TrainingConfig, algorithm_for
 from training.verl_ext.temperature_metrics import choice_metrics, switch_metrics, temperature_report
 
 PROBE = {0.6: [0.40, 0.42, 0.38], 0.8: [0.55, 0.58, 0.52], 1.0: [0.71, 0.69, 0.73], 1.2: [0.8, 0.5, 0.95]}
@@ -78,15 +78,15 @@ def test_metrics_round_trip_into_the_report():
 
 
 def test_typed_temperature_overrides_the_diversity_rule():
-    assert TrainingConfig().temperature_rule == "diversity"  # the paper's T(D) unless told otherwise
-    assert TrainingConfig(temperature=1.0).temperature_rule == "fixed"
-    assert TrainingConfig(temperature_schedule=[(1, 0.8), (40, 1.2)]).temperature_rule == "fixed"
-    assert TrainingConfig(temperature=1.0, temperature_rule="diversity").temperature_rule == "diversity"
+    assert TrainingConfig().algorithm.temperature_rule == "diversity"  # the paper's T(D) unless told otherwise
+    assert algorithm_for(temperature=1.0).temperature_rule == "fixed"
+    assert algorithm_for(temperature_schedule=[(1, 0.8), (40, 1.2)]).temperature_rule == "fixed"
+    assert algorithm_for(temperature=1.0, temperature_rule="diversity").temperature_rule == "diversity"
     ov = dict(o.split("=", 1) for o in TrainingConfig(profile="paper").to_hydra_overrides(model_path="/m"))
     assert ov["+microcoder.temperature_rule"] == "diversity"
     assert ov["+microcoder.temperature_candidates"] == "[0.6,0.8,1.0,1.2,1.4,1.6]"
     assert ov["+microcoder.probe_prompts"] == "16" and ov["+microcoder.min_stage_steps"] == "10"
     with pytest.raises(ValueError):
-        TrainingConfig(temperature_candidates=[])
+        algorithm_for(temperature_candidates=[])
     with pytest.raises(ValueError):
-        TrainingConfig(diversity_window=5, min_stage_steps=3)
+        algorithm_for(diversity_window=5, min_stage_steps=3)

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from training.verl_ext.config import TrainingConfig
+from training.verl_ext.config import PROFILES, TrainingConfig, algorithm_for
 
 
 def _ov(cfg: TrainingConfig) -> dict[str, str]:
@@ -16,7 +16,7 @@ def _ov(cfg: TrainingConfig) -> dict[str, str]:
 
 def test_microcoder_preset_renders_paper_settings():
     ov = _ov(TrainingConfig(profile="paper", train_files=["/d/train.parquet"], val_files=["/d/test.parquet"],
-                            max_response_length=4096))
+                            algorithm=algorithm_for(profile="paper", max_response_length=4096)))
     assert ov["algorithm.adv_estimator"] == "grpo"
     assert ov["actor_rollout_ref.actor.use_kl_loss"] == "false"
     assert ov["actor_rollout_ref.actor.clip_ratio_low"] == "0.2"
@@ -40,8 +40,10 @@ def test_grpo_preset_keeps_kl_and_symmetric_clip():
     assert float(ov["actor_rollout_ref.actor.kl_loss_coef"]) > 0
     assert ov["actor_rollout_ref.actor.clip_ratio_high"] == ov["actor_rollout_ref.actor.clip_ratio_low"] == "0.2"
     assert ov["+microcoder.rho"] == "0.0"
-    # explicit fields win over the preset
-    assert _ov(TrainingConfig(preset="grpo", clip_ratio_high=0.3))["actor_rollout_ref.actor.clip_ratio_high"] == "0.3"
+    # explicit changes win over the preset
+    changed = TrainingConfig.from_dict({"preset": "grpo", "algorithm": {"clip_high": 0.3}})
+    assert _ov(changed)["actor_rollout_ref.actor.clip_ratio_high"] == "0.3"
+    assert changed.algorithm == algorithm_for("grpo", "cpu-demo", clip_high=0.3)
 
 
 def test_cpu_and_gpu_backends_differ_only_where_they_must():
@@ -58,19 +60,21 @@ def test_cpu_and_gpu_backends_differ_only_where_they_must():
 
 
 def test_staged_schedule():
-    cfg = TrainingConfig(temperature=1.2, temperature_schedule=[(30, 1.0), (50, 0.8)])
+    cfg = TrainingConfig(algorithm=algorithm_for(temperature=1.2, temperature_schedule=[(30, 1.0), (50, 0.8)]))
     assert cfg.schedule() == [(1, 1.2), (30, 1.0), (50, 0.8)]
     assert [cfg.temperature_at(s) for s in (1, 29, 30, 49, 50, 99)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
     assert _ov(cfg)["+microcoder.temperature_schedule"] == "[[1,1.2],[30,1.0],[50,0.8]]"
     with pytest.raises(ValueError, match="ramp"):  # the one schedule implementation validates it
-        TrainingConfig(temperature_schedule=[(30, 1.0), (31, 0.8), (60, 1.2)])
+        algorithm_for(temperature_schedule=[(30, 1.0), (31, 0.8), (60, 1.2)])
     with pytest.raises(ValueError, match="ramp"):
-        TrainingConfig(profile="paper", temperature_schedule=[(30, 1.0), (35, 0.8), (60, 1.2)])
+        algorithm_for(profile="paper", temperature_schedule=[(30, 1.0), (35, 0.8), (60, 1.2)])
 
 
 def test_dict_round_trip_and_unknown_fields():
-    cfg = TrainingConfig(steps=7, temperature_schedule=[(2, 1.0)])
+    cfg = TrainingConfig(steps=7, preset="grpo", algorithm=algorithm_for("grpo", temperature_schedule=[(2, 1.0)]))
     assert TrainingConfig.from_dict(json.loads(cfg.to_json())) == cfg
+    with pytest.raises(ValueError, match="unknown algorithm settings"):
+        TrainingConfig.from_dict({"algorithm": {"rollout_n": 3}})
     with pytest.raises(ValueError, match="unknown"):
         TrainingConfig.from_dict({"stepz": 3})
 
@@ -126,32 +130,41 @@ def test_profiles_give_one_set_of_defaults():
     from training.grpo import preset
 
     paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), preset("microcoder-grpo")
-    assert (paper.rollout_n, paper.max_response_length, paper.train_batch_size, paper.lr, paper.temperature,
-            paper.m, paper.rho) == (algo.samples_per_query, algo.max_response_length, algo.train_batch_size,
-                                    algo.lr, algo.temperature, algo.mask_repeat_window, algo.mask_rho)
-    assert paper.algorithm() == algo.replace(mask_seed=0)
-    assert (demo.profile, demo.rollout_n, demo.max_response_length, demo.steps, demo.val_max_samples) == (
-        "cpu-demo", 4, 96, 2, 8)
-    assert demo.algorithm().samples_per_query == 4 and demo.algorithm().clip_high == algo.clip_high
-    from training.verl_ext.config import PROFILES
-
-    assert TrainingConfig(rollout_n=6, preset="grpo").algorithm() == preset("grpo").replace(
+    assert paper.algorithm == algo  # the paper profile is the preset as the paper gives it
+    assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
+            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 8)
+    assert demo.algorithm.clip_high == algo.clip_high
+    assert algorithm_for("grpo", samples_per_query=6) == preset("grpo").replace(
         **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})
-    for bad in ({"rollout_n": 1}, {"rho": 1.5}, {"profile": "gpu"}, {"train_batch_size": 3},
-                {"preset": "dapo", "use_kl_loss": True}):
+    for bad in ({"samples_per_query": 1}, {"mask_rho": 1.5}, {"train_batch_size": 3}, {"use_kl_loss": True}):
         with pytest.raises(ValueError):
-            TrainingConfig(**bad)
+            algorithm_for("dapo", **bad)
+    with pytest.raises(ValueError):
+        TrainingConfig(profile="gpu")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        TrainingConfig(algorithm={"lr": 1e-5})  # type: ignore[arg-type]  # changes go through algorithm_for
 
 
-def test_launchpad_exposes_the_training_config_without_its_own_defaults():
-    from assets.training.assets import TrainingRunConfig, training_config
+def test_launchpad_exposes_the_algorithm_as_changes_to_the_preset():
+    """The launchpad's ``algorithm`` section is GRPOConfig's own fields, empty unless set; the
+    preset and profile fill the rest, and the help text says what each preset gives."""
+    import dataclasses
+
+    from assets.training.assets import AlgorithmChanges, TrainingRunConfig, training_config
+    from training.grpo import GRPOConfig
 
     manifest = [{"layout": "verl", "split": "train", "path": "/d/train.parquet"},
                 {"layout": "verl", "split": "test", "path": "/d/test.parquet"}]
     launch = TrainingRunConfig()
-    assert launch.rollout_n is None and launch.profile == "cpu-demo"  # the profile decides
+    assert launch.profile == "cpu-demo" and launch.steps is None  # the profile decides
+    assert set(AlgorithmChanges.model_fields) == {f.name for f in dataclasses.fields(GRPOConfig)}
+    assert all(getattr(launch.algorithm, name) is None for name in AlgorithmChanges.model_fields)
+    assert "0.2 (grpo/paper, grpo/cpu-demo)" in AlgorithmChanges.model_fields["clip_high"].description
     cfg = training_config(launch, manifest, "run1")
     assert cfg == TrainingConfig(train_files=["/d/train.parquet"], val_files=["/d/test.parquet"],
                                  output_dir=cfg.output_dir)
-    cfg = training_config(TrainingRunConfig(profile="paper", temperature_schedule="1:0.8,40:1.2"), manifest, "r")
-    assert (cfg.rollout_n, cfg.schedule()) == (8, [(1, 0.8), (40, 1.2)])
+    changes = AlgorithmChanges(temperature_schedule={"1": 0.8, "40": 1.2}, lr=2e-6)
+    cfg = training_config(TrainingRunConfig(profile="paper", preset="grpo", algorithm=changes), manifest, "r")
+    assert cfg.algorithm == algorithm_for("grpo", "paper", temperature_schedule=[(1, 0.8), (40, 1.2)], lr=2e-6)
+    assert (cfg.algorithm.samples_per_query, cfg.schedule(), cfg.algorithm.temperature_rule) == (
+        8, [(1, 0.8), (40, 1.2)], "fixed")

@@ -122,10 +122,11 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
     max_len, rho, seed = 32, 0.7, 3
     cfg = {"model_path": model_path, "train_files": [str(tmp_path / "train.parquet")],
            "val_files": [str(tmp_path / "test.parquet")], "output_dir": str(tmp_path / "run"),
-           "steps": 2, "train_batch_size": 2, "ppo_mini_batch_size": 2, "rollout_n": 4,
-           "max_prompt_length": 256, "max_response_length": max_len, "eval_attempts": 2,
-           "temperature_candidates": [0.7, 0.9, 1.1], "probe_prompts": 2, "target_diversity": 0.8,
-           "max_fluctuation": 0.15, "m": 8, "rho": rho, "seed": seed,
+           "steps": 2, "eval_attempts": 2, "seed": seed,
+           "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 4,
+                         "max_prompt_length": 256, "max_response_length": max_len,
+                         "temperature_candidates": [0.7, 0.9, 1.1], "probe_prompts": 2, "target_diversity": 0.8,
+                         "max_fluctuation": 0.15, "mask_repeat_window": 8, "mask_rho": rho},
            "trace_masking": True,
            "extra_overrides": [f"reward.custom_reward_function.path={Path(__file__).parent / 'parity_reward.py'}"]}
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))

@@ -57,9 +57,10 @@ def test_every_verl_mode_branch_takes_the_sync_side(tmp_path):
         from verl.trainer.ppo.v1 import get_trainer_cls
         from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer
 
-        cfg = TrainingConfig(train_files=[{str(tmp_path / 'train.parquet')!r}], train_batch_size=2,
-                             ppo_mini_batch_size=2, rollout_n=2, max_prompt_length=128, max_response_length=16,
-                             output_dir={str(tmp_path / 'run')!r})
+        cfg = TrainingConfig.from_dict({{"train_files": [{str(tmp_path / 'train.parquet')!r}],
+                                         "output_dir": {str(tmp_path / 'run')!r},
+                                         "algorithm": {{"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2,
+                                                        "max_prompt_length": 128, "max_response_length": 16}}}})
         config = compose_verl_config(cfg.to_hydra_overrides(default_model_path()))
         trainer = get_trainer_cls(config.trainer.v1.trainer_mode)(config=config)
         trainer._init_tokenizer()

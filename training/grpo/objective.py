@@ -29,11 +29,12 @@ def compute_advantages(
     lengths: torch.Tensor | Sequence[int] | None,
     *,
     step: int,
+    seed: int = 0,
     sample_keys: Sequence[object] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, dict[str, float]]:
     """``(advantages [B], mask [B] bool, metrics)`` for one batch of G-sample groups.
 
-    ``sample_keys`` default to ``"<uid>#<k>"`` built from ``group_ids`` of this (full) batch;
+    ``seed`` is the run's seed (mask draws are keyed by seed, step and sample). ``sample_keys`` default to ``"<uid>#<k>"`` built from ``group_ids`` of this (full) batch;
     pass keys built on the driver when calling on a shard. Metrics: ``mask/masked`` (count),
     ``mask/truncated`` (samples with |o| = L_max), ``mask/truncation_rate``.
     """
@@ -41,7 +42,7 @@ def compute_advantages(
     keys = list(sample_keys) if sample_keys is not None else _sample_keys(group_ids)
     mask = conditional_truncation_mask(
         response_ids, lengths, rewards, config.max_response_length,
-        rho=config.effective_mask_rho, sample_keys=keys, seed=config.mask_seed, step=step,
+        rho=config.mask_rho, sample_keys=keys, seed=seed, step=step,
         m=config.mask_repeat_window, mask_if=config.mask_if,
     )
     if isinstance(lengths, torch.Tensor):

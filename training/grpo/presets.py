@@ -20,6 +20,7 @@ documented default. Values the paper does not give (mini-batch, prompt length) a
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import Literal
 
@@ -65,14 +66,14 @@ class GRPOConfig:
     norm_adv_by_std: bool = True
     adv_eps: float = 1e-6
     reward: Literal["binary"] = "binary"
-    # conditional truncation mask (eq. 2 indicator)
-    truncation_mask: bool = True
+    # conditional truncation mask (eq. 2 indicator); rho 0 turns it off. Its draws are keyed by the
+    # run's seed (TrainingConfig.seed), step, problem and sample index
     mask_rho: float = 0.3
     mask_repeat_window: int = 128  # m
     mask_if: Literal["incorrect", "correct"] = "incorrect"
-    mask_seed: int = 0
 
     def __post_init__(self) -> None:
+        _check_choices(self)
         if self.samples_per_query < 2:
             raise ValueError("GRPO needs at least 2 samples per query")
         if not 0.0 <= self.mask_rho <= 1.0:
@@ -86,8 +87,6 @@ class GRPOConfig:
         if self.temperature_schedule is not None:
             object.__setattr__(self, "temperature_schedule", tuple(tuple(s) for s in self.temperature_schedule))
         object.__setattr__(self, "temperature_candidates", tuple(float(t) for t in self.temperature_candidates))
-        if self.temperature_rule not in ("fixed", "diversity"):
-            raise ValueError(f"temperature_rule must be 'fixed' or 'diversity', got {self.temperature_rule!r}")
         if not self.temperature_candidates or min(self.temperature_candidates) <= 0:
             raise ValueError("temperature_candidates must be positive temperatures")
         if not 0 < self.target_diversity <= 1 or self.max_fluctuation <= 0 or self.probe_prompts < 1:
@@ -109,19 +108,28 @@ class GRPOConfig:
                                     window=self.diversity_window, min_stage_steps=self.min_stage_steps)
 
     @property
-    def effective_mask_rho(self) -> float:
-        """rho actually applied: 0 when the truncation mask is off."""
-        return self.mask_rho if self.truncation_mask else 0.0
+    def truncation_mask(self) -> bool:
+        return self.mask_rho > 0
 
     def replace(self, **changes) -> "GRPOConfig":
         return dataclasses.replace(self, **changes)
 
 
+def _check_choices(config: GRPOConfig) -> None:
+    """Every ``Literal`` field holds one of its choices (values from JSON or a launchpad are text)."""
+    hints = typing.get_type_hints(GRPOConfig)
+    for f in dataclasses.fields(config):
+        hint = hints[f.name]
+        choices = typing.get_args(hint) if typing.get_origin(hint) is Literal else ()
+        if choices and getattr(config, f.name) not in choices:
+            raise ValueError(f"{f.name} must be one of {choices}, got {getattr(config, f.name)!r}")
+
+
 _PRESETS: dict[str, GRPOConfig] = {
     "grpo": GRPOConfig(
-        name="grpo", clip_high=0.2, use_kl_loss=True, kl_coef=0.001, truncation_mask=False, mask_rho=0.0
+        name="grpo", clip_high=0.2, use_kl_loss=True, kl_coef=0.001, mask_rho=0.0
     ),
-    "grpo+": GRPOConfig(name="grpo+", truncation_mask=False, mask_rho=0.0),
+    "grpo+": GRPOConfig(name="grpo+", mask_rho=0.0),
     "microcoder-grpo": GRPOConfig(name="microcoder-grpo"),
 }
 _ALIASES = {"dapo": "grpo+", "grpo_plus": "grpo+", "grpo-plus": "grpo+", "microcoder": "microcoder-grpo",

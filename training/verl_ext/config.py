@@ -1,23 +1,23 @@
 """One config object for a MicroCoder-GRPO run, rendered as verl 0.9.1 Hydra overrides.
 
-One set of defaults. The algorithm's settings live in one validated dataclass,
-:class:`training.grpo.presets.GRPOConfig` (the paper's values, section 5), chosen by ``preset``:
-``grpo`` (KL loss, symmetric clip), ``dapo`` (GRPO+: no KL, clip-higher), ``microcoder``
-(GRPO+ plus the conditional truncation mask). A named ``profile`` sizes the run: ``paper`` (the
-paper's sizes: G 8, 8K responses, batch 64) or ``cpu-demo`` (what runs on a laptop CPU in
-minutes). Fields left ``None`` take the profile's, then the preset's value when the config is
-built; an explicit value wins and is validated by ``GRPOConfig`` (bad values fail at once).
-:meth:`TrainingConfig.algorithm` is the resolved ``GRPOConfig``; the launchpad exposes these
-same fields (``assets.config.run_config_for``), never a second copy of their defaults.
+One set of defaults. The algorithm is one validated dataclass,
+:class:`training.grpo.presets.GRPOConfig` (the paper's values, section 5), nested as
+``TrainingConfig.algorithm``. When it is not given, ``preset`` picks it: ``grpo`` (KL loss,
+symmetric clip), ``dapo`` (GRPO+: no KL, clip-higher) or ``microcoder`` (GRPO+ plus the
+conditional truncation mask), and a named ``profile`` sizes it and the run: ``paper`` (the paper's
+sizes: G 8, 8K responses, batch 64) or ``cpu-demo`` (what runs on a laptop CPU in minutes).
+:func:`algorithm_for` is the one place a preset, a profile and a user's changes meet; the
+launchpad exposes ``GRPOConfig``'s own fields as that function's changes, never a second copy.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from training.grpo.presets import GRPOConfig
 from training.grpo.presets import preset as algorithm_preset
@@ -26,18 +26,8 @@ from training.grpo.presets import preset as algorithm_preset
 # the presets differ only by what training.grpo.presets sets (KL loss, clip, mask).
 LOSS_MODE = "microcoder"
 _PRESET_NAMES = {"grpo": "grpo", "dapo": "grpo+", "microcoder": "microcoder-grpo"}
-
-# TrainingConfig field -> GRPOConfig field: the algorithm's settings, exposed flat for the launchpad.
-ALGORITHM_FIELDS = {
-    "rollout_n": "samples_per_query", "max_prompt_length": "max_prompt_length",
-    "max_response_length": "max_response_length", "temperature": "temperature",
-    "train_batch_size": "train_batch_size", "ppo_mini_batch_size": "ppo_mini_batch_size", "lr": "lr",
-    "clip_ratio_low": "clip_low", "clip_ratio_high": "clip_high", "use_kl_loss": "use_kl_loss",
-    "kl_loss_coef": "kl_coef", "rho": "mask_rho", "m": "mask_repeat_window", "mask_if": "mask_if",
-    "temperature_candidates": "temperature_candidates", "target_diversity": "target_diversity",
-    "max_fluctuation": "max_fluctuation", "probe_prompts": "probe_prompts",
-    "diversity_window": "diversity_window", "min_stage_steps": "min_stage_steps",
-}
+Preset = Literal["grpo", "dapo", "microcoder"]
+Profile = Literal["paper", "cpu-demo"]
 
 # Named profiles: algorithm sizes (GRPOConfig fields) and run sizes (TrainingConfig fields).
 PROFILES: dict[str, dict[str, dict]] = {
@@ -51,6 +41,41 @@ PROFILES: dict[str, dict[str, dict]] = {
     },
 }
 
+
+def algorithm_for(preset: str = "microcoder", profile: str = "cpu-demo", **changes: Any) -> GRPOConfig:
+    """The validated algorithm: the preset's values, sized by the profile, then ``changes``.
+
+    A typed ``temperature`` or ``temperature_schedule`` is an explicit override of T(D): unless
+    ``temperature_rule`` is also given, the rule becomes ``fixed``.
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+    if preset not in _PRESET_NAMES:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(_PRESET_NAMES)}")
+    unknown = set(changes) - {f.name for f in dataclasses.fields(GRPOConfig)}
+    if unknown:
+        raise ValueError(f"unknown algorithm settings {sorted(unknown)}")
+    typed = changes.get("temperature") is not None or bool(changes.get("temperature_schedule"))
+    if typed and "temperature_rule" not in changes:
+        changes["temperature_rule"] = "fixed"
+    base = algorithm_preset(_PRESET_NAMES[preset]).replace(**PROFILES[profile]["algorithm"])
+    return base.replace(**changes)
+
+
+def preset_values() -> dict[str, str]:
+    """Per algorithm setting, the value each preset/profile gives it: what an empty field means
+    (the launchpad's help text, generated so it never drifts from the presets)."""
+    configs = {f"{p}/{prof}": algorithm_for(p, prof) for p in _PRESET_NAMES for prof in PROFILES}
+    described = {}
+    for f in dataclasses.fields(GRPOConfig):
+        by_value: dict[str, list[str]] = {}
+        for label, config in configs.items():
+            by_value.setdefault(repr(getattr(config, f.name)), []).append(label)
+        described[f.name] = "empty: " + ("; ".join(f"{v} ({', '.join(labels)})" for v, labels in by_value.items())
+                                         if len(by_value) > 1 else f"{next(iter(by_value))} (every preset)")
+    return described
+
+
 def _reward_path() -> str:
     import evaluator.reward as reward
 
@@ -59,42 +84,21 @@ def _reward_path() -> str:
 
 @dataclass
 class TrainingConfig:
-    """Everything a launcher needs; ``None`` fields take the profile's, then the preset's value."""
+    """Everything a launcher needs. ``algorithm`` None: the preset's, sized by the profile;
+    the run sizes left ``None`` (steps, micro-batch, held-out cap) take the profile's value."""
 
     model_path: str | None = None  # HF folder; None: the embedded SmolLM2 default (converted GGUF)
-    preset: Literal["grpo", "dapo", "microcoder"] = "microcoder"
-    profile: Literal["paper", "cpu-demo"] = "cpu-demo"
+    preset: Preset = "microcoder"
+    profile: Profile = "cpu-demo"
+    algorithm: GRPOConfig = None  # type: ignore[assignment]  # None: the preset's, sized by the profile
     train_files: list[str] = field(default_factory=list)
     val_files: list[str] = field(default_factory=list)
     output_dir: str = "runs/grpo"
     experiment_name: str = "microcoder-grpo"
     project_name: str = "microcoder"
     steps: int | None = None
-    train_batch_size: int | None = None
-    ppo_mini_batch_size: int | None = None
     micro_batch_size_per_gpu: int | None = None
-    rollout_n: int | None = None
-    max_prompt_length: int | None = None
-    max_response_length: int | None = None
-    temperature: float | None = None
-    temperature_schedule: list[tuple[int, float]] | None = None  # staged [(first_step, T)], steps from 1
-    # auto: T(D) (the profile's rule) unless a temperature or a schedule is given, which then wins
-    temperature_rule: Literal["auto", "fixed", "diversity"] = "auto"
-    temperature_candidates: list[float] | None = None
-    target_diversity: float | None = None
-    max_fluctuation: float | None = None
-    probe_prompts: int | None = None
-    diversity_window: int | None = None
-    min_stage_steps: int | None = None
-    rho: float | None = None
-    m: int | None = None
-    mask_if: Literal["incorrect", "correct"] = GRPOConfig.mask_if  # the launchpad offers the choice
-    clip_ratio_low: float | None = None
-    clip_ratio_high: float | None = None
-    use_kl_loss: bool | None = None
-    kl_loss_coef: float | None = None
-    lr: float | None = None
-    seed: int = 0
+    seed: int = 0  # data order, rollouts and the truncation mask's draws
     device: Literal["cpu", "cuda"] = "cpu"
     n_gpus: int = 1
     nnodes: int = 1
@@ -109,46 +113,16 @@ class TrainingConfig:
     trace_masking: bool = False  # write the per-sample mask trace under <output_dir>/trace (checks)
     extra_overrides: list[str] = field(default_factory=list)
 
-    # -- resolved values ---------------------------------------------------------------------
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"unknown profile {self.profile!r}; choose one of {sorted(PROFILES)}")
-        if self.temperature_schedule:
-            self.temperature_schedule = [(int(s), float(t)) for s, t in self.temperature_schedule]
-        if self.temperature_candidates is not None:
-            self.temperature_candidates = [float(t) for t in self.temperature_candidates]
-        if self.temperature_rule == "auto":
-            typed = self.temperature is not None or bool(self.temperature_schedule)
-            self.temperature_rule = "fixed" if typed else self._base().temperature_rule
-        algo = self.algorithm()  # validates every algorithm setting
-        for name, attr in ALGORITHM_FIELDS.items():
-            if getattr(self, name) is None:
-                value = algo.effective_mask_rho if name == "rho" else getattr(algo, attr)
-                setattr(self, name, list(value) if isinstance(value, tuple) else value)
+        if self.algorithm is None:
+            self.algorithm = algorithm_for(self.preset, self.profile)
+        elif not isinstance(self.algorithm, GRPOConfig):
+            raise TypeError(f"algorithm must be a GRPOConfig (from algorithm_for), got {type(self.algorithm).__name__}")
         for name, value in PROFILES[self.profile]["run"].items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
-
-    def algorithm(self) -> GRPOConfig:
-        """The validated algorithm config: preset, then profile sizes, then this config's values."""
-        base = self._base()
-        changes = {attr: getattr(self, name) for name, attr in ALGORITHM_FIELDS.items()
-                   if getattr(self, name) is not None}
-        if self.temperature_rule != "auto":
-            changes["temperature_rule"] = self.temperature_rule
-        if self.temperature_candidates is not None:
-            changes["temperature_candidates"] = tuple(self.temperature_candidates)
-        if self.rho is not None:
-            changes["truncation_mask"] = self.rho > 0
-        changes["mask_seed"] = self.seed
-        changes["temperature_schedule"] = tuple(self.temperature_schedule) if self.temperature_schedule else None
-        return base.replace(**changes)
-
-    def _base(self) -> GRPOConfig:
-        return algorithm_preset(_PRESET_NAMES[self.preset]).replace(**PROFILES[self.profile]["algorithm"])
-
-    def resolved(self, name: str):
-        return getattr(self, name)
 
     @property
     def loss_mode(self) -> str:
@@ -156,25 +130,29 @@ class TrainingConfig:
 
     def schedule(self) -> list[tuple[int, float]]:
         """The staged temperature schedule, always starting at step 1."""
-        return list(self.algorithm().schedule().stages)
+        return list(self.algorithm.schedule().stages)
 
     def temperature_at(self, step: int) -> float:
-        return self.algorithm().schedule().at(step)
+        return self.algorithm.schedule().at(step)
 
     # -- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "TrainingConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> "TrainingConfig":
+        """From JSON: ``algorithm`` is a map of changes to the preset and profile (all of it, as
+        :meth:`to_dict` writes, or only what differs)."""
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
         if unknown:
             raise ValueError(f"unknown TrainingConfig fields: {sorted(unknown)}")
         data = dict(data)
-        if data.get("temperature_schedule"):
-            data["temperature_schedule"] = [tuple(x) for x in data["temperature_schedule"]]
-        return cls(**data)
+        changes = data.pop("algorithm", None) or {}
+        if isinstance(changes, GRPOConfig):
+            return cls(**data, algorithm=changes)
+        algorithm = algorithm_for(data.get("preset", cls.preset), data.get("profile", cls.profile), **changes)
+        return cls(**data, algorithm=algorithm)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -188,8 +166,7 @@ class TrainingConfig:
         cpu = self.device == "cpu"
         out = Path(self.output_dir)
         a, r, ref = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
-        algo = self.algorithm()
-        use_kl = algo.use_kl_loss
+        algo = self.algorithm
         ov = [
             "algorithm.adv_estimator=grpo",
             "algorithm.use_kl_in_reward=false",
@@ -198,28 +175,28 @@ class TrainingConfig:
             f"data.val_files={_list(self.val_files or self.train_files)}",
             "data.val_max_samples=-1",  # the trainer caps the held-out set after verl's length filter
             "data.prompt_key=prompt",
-            f"data.train_batch_size={self.train_batch_size}",
-            f"data.max_prompt_length={self.max_prompt_length}",
-            f"data.max_response_length={self.max_response_length}",
+            f"data.train_batch_size={algo.train_batch_size}",
+            f"data.max_prompt_length={algo.max_prompt_length}",
+            f"data.max_response_length={algo.max_response_length}",
             "data.filter_overlong_prompts=true",
             "data.truncation=error",
             f"data.seed={self.seed}",
             f"actor_rollout_ref.model.path={model}",
             f"actor_rollout_ref.model.use_remove_padding={'false' if cpu else 'true'}",
             f"actor_rollout_ref.model.enable_gradient_checkpointing={'false' if cpu else 'true'}",
-            f"{a}.optim.lr={self.lr}",
-            f"{a}.ppo_mini_batch_size={self.ppo_mini_batch_size}",
+            f"{a}.optim.lr={algo.lr}",
+            f"{a}.ppo_mini_batch_size={algo.ppo_mini_batch_size}",
             f"{a}.ppo_micro_batch_size_per_gpu={self.micro_batch_size_per_gpu}",
-            f"{a}.use_kl_loss={str(bool(use_kl)).lower()}",
-            f"{a}.kl_loss_coef={self.resolved('kl_loss_coef')}",
+            f"{a}.use_kl_loss={str(algo.use_kl_loss).lower()}",
+            f"{a}.kl_loss_coef={algo.kl_coef}",
             f"{a}.kl_loss_type={algo.kl_loss_type}",
             "actor_rollout_ref.actor.entropy_coeff=0",
-            f"{a}.clip_ratio_low={self.resolved('clip_ratio_low')}",
-            f"{a}.clip_ratio_high={self.resolved('clip_ratio_high')}",
+            f"{a}.clip_ratio_low={algo.clip_low}",
+            f"{a}.clip_ratio_high={algo.clip_high}",
             f"{a}.loss_agg_mode={algo.loss_agg}",
             f"{a}.policy_loss.loss_mode={self.loss_mode}",
             f"{r}.name={'hf' if cpu else 'vllm'}",
-            f"{r}.n={self.rollout_n}",
+            f"{r}.n={algo.samples_per_query}",
             f"{r}.temperature={self.temperature_at(1)}",
             f"{r}.top_p=1.0",
             f"{r}.top_k=-1",
@@ -248,9 +225,9 @@ class TrainingConfig:
             f"trainer.val_before_train={str(self.val_before_train).lower()}",
             f"trainer.default_local_dir={out / 'checkpoints'}",
             f"trainer.device={self.device}",
-            "+microcoder.rho=" + str(self.resolved("rho")),
-            f"+microcoder.m={self.m}",
-            f"+microcoder.mask_if={self.mask_if}",
+            "+microcoder.rho=" + str(algo.mask_rho),
+            f"+microcoder.m={algo.mask_repeat_window}",
+            f"+microcoder.mask_if={algo.mask_if}",
             f"+microcoder.seed={self.seed}",
             f"+microcoder.val_max_samples={self.val_max_samples}",
             "+microcoder.temperature_schedule=" + _list([f"[{s},{t}]" for s, t in self.schedule()]),
