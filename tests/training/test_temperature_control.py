@@ -90,3 +90,22 @@ def test_typed_temperature_overrides_the_diversity_rule():
         algorithm_for(temperature_candidates=[])
     with pytest.raises(ValueError):
         algorithm_for(diversity_window=5, min_stage_steps=3)
+
+
+def test_controller_state_survives_a_checkpoint():
+    """A resumed run continues the stage and its trend (what the trainer saves per checkpoint)."""
+    import json
+
+    td = DiversityTemperature([0.6, 0.8, 1.0], target_diversity=0.5, max_fluctuation=0.15, window=3, min_stage_steps=3)
+    td.choose({0.6: [0.3, 0.3], 0.8: [0.55, 0.6], 1.0: [0.7, 0.8]})
+    for step, d in enumerate([0.52, 0.5, 0.45, 0.41], start=1):
+        td.observe(step, d)
+    resumed = DiversityTemperature([0.6, 0.8, 1.0], target_diversity=0.5, max_fluctuation=0.15, window=3, min_stage_steps=3)
+    resumed.restore(json.loads(json.dumps(td.state())))
+    assert (resumed.temperature, resumed.history) == (0.8, td.history)
+    switch = resumed.switch_before(5)  # the falling trend seen before the checkpoint still counts
+    assert switch is not None and (switch.from_t, switch.to_t, switch.code) == (0.8, 1.0, UP)
+    assert resumed.switch_before(6) is None and td.switch_before(5) == switch
+    other = DiversityTemperature([0.7, 0.9], target_diversity=0.5, max_fluctuation=0.15, window=3, min_stage_steps=3)
+    with pytest.raises(ValueError, match="not among the candidates"):
+        other.restore(td.state())

@@ -187,3 +187,16 @@ def test_two_step_grpo_run_on_cpu(tmp_path, model_path):
                 assert x["adv_max"] == 0.0, (r, x)
             else:
                 assert x["adv_max"] == pytest.approx(r["adv_before"], abs=1e-6), (r, x)
+
+    # resumed from that checkpoint, T(D) goes on at the chosen T with its trend: no second probe
+    saved = json.loads((Path(checkpoint) / "microcoder_temperature.json").read_text())
+    assert saved["temperature"] == pytest.approx(probe["chosen"]) and [s for s, _ in saved["history"]] == [1, 2]
+    (tmp_path / "cfg.json").write_text(json.dumps({**cfg, "steps": 3, "trace_masking": False}))
+    proc = subprocess.run([str(TRAIN_PY), "-m", "training.launcher", str(tmp_path / "cfg.json")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-5000:])
+    resumed = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("MICROCODER ")]
+    resumed = [m for m in resumed if m["type"] == "step"]
+    assert [s["step"] for s in resumed] == [3] and "T(D): resumed from" in proc.stderr + proc.stdout
+    assert temperature_report(resumed) == {}  # no probe table: the saved choice stands
+    assert resumed[0]["metrics"]["microcoder/temperature"] == pytest.approx(probe["chosen"])

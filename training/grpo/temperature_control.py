@@ -99,6 +99,21 @@ class DiversityTemperature:
         self.temperature, self.stage_start = t, 1
         return TemperatureChoice(t, reason, probes)
 
+    def state(self) -> dict:
+        """What a resumed run needs to go on where this one stopped (saved with each checkpoint):
+        re-probing a trained policy would pick another T and forget the stage's trend."""
+        return {"temperature": self.temperature, "stage_start": self.stage_start,
+                "history": [list(h) for h in self.history], "switches": [asdict(s) for s in self.switches]}
+
+    def restore(self, state: Mapping) -> None:
+        """Continue from :meth:`state` of an earlier run with the same candidates."""
+        t = float(state["temperature"])
+        if t not in self.candidates:
+            raise ValueError(f"saved temperature {t} is not among the candidates {self.candidates}")
+        self.temperature, self.stage_start = t, int(state["stage_start"])
+        self.history = [(int(s), float(d)) for s, d in state["history"]]
+        self.switches = [TemperatureSwitch(**s) for s in state["switches"]]
+
     def observe(self, step: int, diversity: float) -> None:
         """Diversity measured at ``step`` (sampled at the current T)."""
         self.history.append((int(step), float(diversity)))

@@ -25,15 +25,20 @@ block of the verl config (rendered by :class:`training.verl_ext.config.TrainingC
   picks the starting T; after every step it sees the measured diversity and may switch stage,
   logging why. Probe table, choice and switches go into the step metrics
   (:mod:`training.verl_ext.temperature_metrics`). With ``fixed`` the typed schedule applies.
+  Each checkpoint folder carries the controller's state (``microcoder_temperature.json``): a
+  resumed run goes on at its stage's T with the stage's trend, instead of probing again.
 - Metrics per step under ``microcoder/``: temperature, masked and eligible counts, truncation
   rate, output diversity (distinct-4 over each query's G responses), accuracy.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import os
 import uuid
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -61,6 +66,7 @@ from .agent_loop import set_validation_sampling
 from .keys import TEMPERATURE_KEY
 
 TRAINER_MODE = "microcoder_sync"
+TD_STATE = "microcoder_temperature.json"  # the T(D) controller's state, in each checkpoint folder
 logger = logging.getLogger(__name__)
 
 
@@ -127,11 +133,36 @@ class MicroCoderTrainer(PPOTrainerSync):
                 [float(t) for t in self._mc("temperature_candidates")], float(self._mc("target_diversity")),
                 float(self._mc("max_fluctuation")), window=int(self._mc("diversity_window")),
                 min_stage_steps=int(self._mc("min_stage_steps")))
+            saved = self._resumed_folder and Path(self._resumed_folder) / TD_STATE
+            if saved and saved.exists():  # a resumed run goes on at its stage's T, with its trend
+                self._td.restore(json.loads(saved.read_text()))
+                self._set_temperature(self._td.temperature)
+                logger.warning(f"T(D): resumed from {saved} at T={self._td.temperature:g} "
+                               f"(stage since step {self._td.stage_start})")
+                return
             choice = self._td.choose(self._probe_diversity(self._td.candidates))
             self._set_temperature(choice.temperature)
             self._pending_metrics.update(temperature_metrics.choice_metrics(choice, self._td.target_diversity))
             table = ", ".join(f"T={p.temperature:g}: {p.mean:.3f}±{p.spread:.3f}" for p in choice.probes)
             logger.warning(f"T(D): probe {table}; training at T={choice.temperature:g} ({choice.reason})")
+
+    # -- checkpoints carry the T(D) controller -------------------------------------------------
+    def _load_checkpoint(self):
+        super()._load_checkpoint()
+        self._resumed_folder = None
+        if self.global_steps > 0:  # verl found a checkpoint: the folder it loaded, as verl finds it
+            trainer = self.config.trainer
+            folder = (trainer.resume_from_path if trainer.resume_mode == "resume_path"
+                      else os.path.join(trainer.default_local_dir, f"global_step_{self.global_steps}"))
+            self._resumed_folder = os.path.abspath(folder)
+
+    def _save_checkpoint(self):
+        td = getattr(self, "_td", None)
+        if td is not None:  # written before verl's own files, so before its "latest" marker
+            folder = Path(self.config.trainer.default_local_dir) / f"global_step_{self.global_steps}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / TD_STATE).write_text(json.dumps(td.state()))
+        super()._save_checkpoint()
 
     def on_step_begin(self):
         if self._td is not None:
