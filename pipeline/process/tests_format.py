@@ -313,14 +313,6 @@ def _leetcode(raw: Any, row: dict[str, Any]) -> Tests:
     return Tests(kind="assert", fn_name=fn_name, prelude=prelude, assert_code=f"{test.rstrip()}\n\ncheck({entry_point})\n")
 
 
-def leetcode_keyword_args(text: str, params: list[str]) -> list[Any]:
-    """``"n = 7, queries = [[1,2]]"`` -> ``[7, [[1, 2]]]`` in the order of ``params``."""
-    call = ast.parse(f"_f({text})", mode="eval").body
-    assert isinstance(call, ast.Call)
-    values = {kw.arg: literal(kw.value) for kw in call.keywords}
-    return _order(values, [literal(a) for a in call.args], params)
-
-
 def _order(values: dict[str | None, Any], positional: list[Any], params: list[str]) -> list[Any]:
     if None in values:
         raise Rejected("starred_argument")

@@ -1,5 +1,9 @@
-"""MicroCoder-GRPO in plain torch (paper section 2, equations 1 and 2). No verl imports:
-the verl extension registers these functions into verl's trainer."""
+"""MicroCoder-GRPO in plain torch (paper section 2, equations 1 and 2). No verl imports.
+
+The verl extension (``training.verl_ext``) runs the policy loss, the truncation mask, the
+diversity measure and T(D) from here; verl computes the group advantages and the KL term
+itself. ``group_advantages``, ``kl_loss``, ``compute_advantages`` and ``grpo_objective`` are the
+same equations in plain torch: the references the tests hold verl's numbers to."""
 
 from .advantages import group_advantages, group_index, to_token_level
 from .diversity import batch_output_diversity, distinct_n, output_diversity
