@@ -114,8 +114,9 @@ class TrainingConfig:
     extra_overrides: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown profile {self.profile!r}; choose one of {sorted(PROFILES)}")
+        if self.profile not in PROFILES or self.preset not in _PRESET_NAMES:
+            raise ValueError(f"unknown profile {self.profile!r} or preset {self.preset!r}: "
+                             f"profiles {sorted(PROFILES)}, presets {sorted(_PRESET_NAMES)}")
         if self.algorithm is None:
             self.algorithm = algorithm_for(self.preset, self.profile)
         elif not isinstance(self.algorithm, GRPOConfig):
