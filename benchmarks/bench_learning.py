@@ -12,6 +12,7 @@ Printed per step: the training reward (``critic/score/mean``) of each preset and
 with both curves is written next to the run outputs. The baseline is step 0 (before any update).
 
     .venv/bin/python benchmarks/bench_learning.py [--steps 30] [--eval-every 5] [--out runs/learning]
+        [--presets microcoder grpo]   # a preset left out is read back from its metrics in --out
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ def run(preset: str, out: Path, args) -> list[dict]:
     return [m for m in msgs if m["type"] == "step"]
 
 
+def earlier_steps(metrics: Path) -> list[dict]:
+    """A finished (or cut-short) run's steps from verl's metrics file, shaped like :func:`run`'s."""
+    if not metrics.exists():
+        raise SystemExit(f"{metrics} not found: run that preset (--presets) first")
+    steps = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()]
+    print(f"{metrics.parent.name}: {len(steps)} logged steps read from {metrics}", flush=True)
+    return [{"step": s["step"], "metrics": s["data"]} for s in steps]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=30)
@@ -77,6 +87,8 @@ def main() -> int:
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--lr", type=float, default=1e-5)
     ap.add_argument("--out", default=str(ROOT / "runs" / "learning"))
+    ap.add_argument("--presets", nargs="+", default=["microcoder", "grpo"], choices=["microcoder", "grpo"],
+                    help="presets to train now; the other's curve is read from --out")
     args = ap.parse_args()
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -85,7 +97,9 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(problems(range(1, 13))), out / "train.parquet")
     pq.write_table(pa.Table.from_pylist(problems(range(13, 17))), out / "test.parquet")
-    curves = {p: run(p, out, args) for p in ("microcoder", "grpo")}
+    # a preset left out of --presets is read back from an earlier run's metrics in the same --out
+    curves = {p: run(p, out, args) if p in args.presets else earlier_steps(out / p / "metrics.jsonl")
+              for p in ("microcoder", "grpo")}
 
     def series(steps, key):
         return {s["step"]: s["metrics"][key] for s in steps if key in s["metrics"]}
