@@ -12,7 +12,7 @@ def test_paper_defaults_and_differences():
         assert cfg.reward == "binary" and cfg.clip_low == 0.2 and cfg.loss_agg == "token-mean"
     assert grpo.use_kl_loss and grpo.kl_coef > 0 and grpo.clip_high == 0.2 and grpo.mask_rho == 0
     assert not dapo.use_kl_loss and dapo.kl_coef == 0 and dapo.clip_high == 0.28 and dapo.mask_rho == 0
-    assert not mc.use_kl_loss and mc.clip_high == 0.28 and mc.truncation_mask and mc.mask_rho == 0.3
+    assert not mc.use_kl_loss and mc.clip_high == 0.28 and mc.mask_rho == 0.3
     assert mc.mask_repeat_window == 128 and mc.mask_if == "incorrect" and mc.dual_clip_c is None
     assert preset("grpo+") == dapo and preset("microcoder") == mc
 

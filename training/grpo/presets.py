@@ -107,10 +107,6 @@ class GRPOConfig:
         return DiversityTemperature(self.temperature_candidates, self.target_diversity, self.max_fluctuation,
                                     window=self.diversity_window, min_stage_steps=self.min_stage_steps)
 
-    @property
-    def truncation_mask(self) -> bool:
-        return self.mask_rho > 0
-
     def replace(self, **changes) -> "GRPOConfig":
         return dataclasses.replace(self, **changes)
 
