@@ -72,9 +72,11 @@ def earlier_steps(metrics: Path) -> list[dict]:
     """A finished (or cut-short) run's steps from verl's metrics file, shaped like :func:`run`'s."""
     if not metrics.exists():
         raise SystemExit(f"{metrics} not found: run that preset (--presets) first")
-    steps = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()]
+    from training.launcher import step_message
+
+    steps = [step_message(json.loads(line)) for line in metrics.read_text().splitlines() if line.strip()]
     print(f"{metrics.parent.name}: {len(steps)} logged steps read from {metrics}", flush=True)
-    return [{"step": s["step"], "metrics": s["data"]} for s in steps]
+    return steps
 
 
 def main() -> int:

@@ -142,8 +142,7 @@ class MetricsTail:
                 if not line or not line.endswith(b"\n"):
                     break
                 self._pos += len(line)
-                rec = json.loads(line)
-                msg = {"type": "step", "step": int(rec["step"]), "metrics": _scalars(rec["data"])}
+                msg = step_message(json.loads(line))
                 self.steps.append(msg)
                 if self.after_step:  # mirror to the run's storage before Dagster hears of the step
                     try:
@@ -151,6 +150,11 @@ class MetricsTail:
                     except Exception as err:  # noqa: BLE001 - the step still streams; the final sync retries
                         print(f"mirroring step {msg['step']} to storage failed: {err!r}", file=sys.stderr, flush=True)
                 self.emit(msg)
+
+
+def step_message(record: dict) -> dict:
+    """One line of verl's file-logger JSONL as the step message the asset (and benchmarks) read."""
+    return {"type": "step", "step": int(record["step"]), "metrics": _scalars(record["data"])}
 
 
 def _scalars(data: dict) -> dict[str, float]:

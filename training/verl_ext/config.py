@@ -150,8 +150,6 @@ class TrainingConfig:
             raise ValueError(f"unknown TrainingConfig fields: {sorted(unknown)}")
         data = dict(data)
         changes = data.pop("algorithm", None) or {}
-        if isinstance(changes, GRPOConfig):
-            return cls(**data, algorithm=changes)
         algorithm = algorithm_for(data.get("preset", cls.preset), data.get("profile", cls.profile), **changes)
         return cls(**data, algorithm=algorithm)
 
