@@ -23,6 +23,7 @@ per test problem, verl's validation on ``val_files``) as metadata.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -32,10 +33,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from training.progress import signal_summary, step_line
 from training.ray_job import in_ray_job, on_this_node
 from training.storage import SCRATCH_ENV, RunStorage, localize
 from training.verl_ext.config import TrainingConfig
 
+LOG_NAME = "train.log"  # verl's and Ray's output, unless TrainingConfig.console_output
 CPU_MODULES = "training.verl_ext.cpu.platform,training.verl_ext.register,training.verl_ext.cpu"
 GPU_MODULES = "training.verl_ext.register"
 
@@ -74,6 +77,31 @@ def compose_verl_config(overrides: list[str]):
     config_dir = str(Path(main_ppo.__file__).parent / "config")
     with initialize_config_dir(config_dir=config_dir, version_base=None):
         return compose(config_name="ppo_trainer", overrides=overrides)
+
+
+@contextlib.contextmanager
+def output_to(path: Path | None):
+    """This process's stdout and stderr (file descriptors 1 and 2, so Ray's and verl's worker
+    output that Ray forwards to the driver too) go to ``path`` while the block runs; None: unchanged."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(path, "ab", buffering=0) as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
 
 
 def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
@@ -152,6 +180,19 @@ class MetricsTail:
                 self.emit(msg)
 
 
+class StepLines:
+    """Turns step messages into :func:`training.progress.step_line` lines, timing each step."""
+
+    def __init__(self, total: int | None):
+        self.total, self.started, self.last = int(total or 0), time.time(), time.time()
+
+    def __call__(self, msg: dict) -> str:
+        now = time.time()
+        line = step_line(msg["step"], max(self.total, msg["step"]), msg["metrics"], now - self.started, now - self.last)
+        self.last = now
+        return line
+
+
 def step_message(record: dict) -> dict:
     """One line of verl's file-logger JSONL as the step message the asset (and benchmarks) read."""
     return {"type": "step", "step": int(record["step"]), "metrics": _scalars(record["data"])}
@@ -202,25 +243,30 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
                                 val_files=localize(cfg.val_files, storage.local))
     metrics_path = storage.local / "metrics.jsonl"
     metrics_path.unlink(missing_ok=True)
+    log_path = storage.local / LOG_NAME
     model_path = resolve_model(local)
 
     def mirror() -> None:
-        storage.mirror_metrics(metrics_path)
+        storage.mirror(metrics_path)
         storage.sync_checkpoints()
 
     tail = MetricsTail(metrics_path, emit, after_step=mirror).start()
     started = time.time()
     try:
-        run_verl(local, model_path, verl_env(local, metrics_path))
+        with output_to(None if cfg.console_output else log_path):
+            run_verl(local, model_path, verl_env(local, metrics_path))
     finally:
         tail.stop()
+        storage.mirror(log_path)
     evaluation = held_out_eval(tail.steps, cfg.eval_attempts)
     summary = {"type": "done", "checkpoint": storage.sync_checkpoints() or storage.latest_checkpoint(),
                "output_url": storage.url, "resumed_from_step": resumed_from, "model_path": model_path,
                "code_dir": str(Path(__file__).resolve().parents[1]),  # a Ray job's working_dir copy
                "eval": evaluation, "steps": len(tail.steps), "wall_s": round(time.time() - started, 1),
+               "train_log": None if cfg.console_output else storage.url_of(LOG_NAME),
+               "learning_signal": signal_summary([m["metrics"] for m in tail.steps]),
                "final_metrics": tail.steps[-1]["metrics"] if tail.steps else {}}
-    storage.mirror_metrics(metrics_path)
+    storage.mirror(metrics_path)
     summary["eval_url"] = storage.write_json("eval.json", evaluation)
     storage.write_json("summary.json", summary)
     emit(summary)
@@ -233,13 +279,12 @@ def _main_pipes() -> int:
 
     with open_dagster_pipes() as pipes:
         cfg = TrainingConfig.from_dict(pipes.get_extra("config"))
+        lines = StepLines(cfg.steps)
 
         def emit(msg: dict) -> None:
             pipes.report_custom_message(msg)
             if msg["type"] == "step":
-                m = msg["metrics"]
-                pipes.log.info(f"step {msg['step']}: reward={m.get('critic/score/mean')} "
-                               f"diversity={m.get('microcoder/diversity')} masked={m.get('microcoder/masked_count')}")
+                pipes.log.info(lines(msg))
 
         summary = train(cfg, emit)
         meta: dict[str, Any] = {k: v for k, v in summary["final_metrics"].items()
@@ -247,7 +292,8 @@ def _main_pipes() -> int:
         meta.update({"checkpoint": summary["checkpoint"] or "", "output_url": summary["output_url"],
                      "eval_url": summary["eval_url"], "code_dir": summary["code_dir"], "steps": summary["steps"],
                      "wall_s": summary["wall_s"], "eval_pass@1": summary["eval"]["pass@1"],
-                     "eval_attempts": summary["eval"]["attempts"]})
+                     "eval_attempts": summary["eval"]["attempts"], "train_log": summary["train_log"],
+                     "learning_signal": summary["learning_signal"]})
         pipes.report_asset_materialization(metadata={k: v for k, v in meta.items() if v is not None})
     return 0
 
@@ -261,11 +307,18 @@ def main(argv: list[str] | None = None) -> int:
         return _main_pipes()
     data = json.loads(args.config_json) if args.config_json else json.loads(Path(args.config).read_text())
     cfg = TrainingConfig.from_dict(data)
+    console = os.fdopen(os.dup(1), "w", buffering=1)  # stays the terminal while verl's output goes to train.log
+    lines = StepLines(cfg.steps)
 
     def emit(msg: dict) -> None:
-        print("MICROCODER " + json.dumps(msg), flush=True)
+        print("MICROCODER " + json.dumps(msg), file=console, flush=True)
+        if msg["type"] == "step":
+            print(lines(msg), file=sys.stderr if cfg.console_output else console, flush=True)
 
-    train(cfg, emit)
+    summary = train(cfg, emit)
+    if summary["train_log"]:
+        print(f"verl's and Ray's output: {summary['train_log']}", file=console, flush=True)
+    console.close()
     return 0
 
 

@@ -152,10 +152,14 @@ class RunStorage:
     def write_json(self, name: str, obj: Any) -> str:
         return self.write_text(name, json.dumps(obj, indent=1, sort_keys=True))
 
-    def mirror_metrics(self, local_file: Path) -> None:
-        """Copy verl's local metrics JSONL to ``metrics.jsonl`` in the store (remote only)."""
+    def mirror(self, local_file: Path) -> None:
+        """Copy a file of the local run folder (verl's metrics JSONL, the log) to the store (remote only)."""
         if self.remote and local_file.exists():
-            self.fs.put_file(str(local_file), self._remote_path("metrics.jsonl"))
+            self.fs.put_file(str(local_file), self._remote_path(local_file.name))
+
+    def url_of(self, name: str) -> str:
+        """Where a file of the run lies in the store."""
+        return self._url(self._remote_path(name)) if self.remote else str(self.local / name)
 
     def read_text(self, name: str) -> str:
         path = str(self.local / name) if not self.remote else self._remote_path(name)

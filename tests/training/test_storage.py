@@ -44,7 +44,7 @@ def test_checkpoints_metrics_and_eval_go_to_s3_and_resume_finds_the_latest(s3_se
     assert node_a.sync_checkpoints() == f"{url}/checkpoints/global_step_1"
     state2 = _fake_verl_save(node_a.local, 2)
     (node_a.local / "metrics.jsonl").write_text('{"step": 1, "data": {"critic/score/mean": 0.5}}\n')
-    node_a.mirror_metrics(node_a.local / "metrics.jsonl")
+    node_a.mirror(node_a.local / "metrics.jsonl")
     assert node_a.sync_checkpoints() == f"{url}/checkpoints/global_step_2"
     eval_url = node_a.write_json("eval.json", {"pass@1": 0.25, "attempts": 4})
 

@@ -111,6 +111,7 @@ class TrainingConfig:
     eval_attempts: int = 4  # held-out pass@1 averaged over this many samples per problem
     ray_address: str | None = None  # "http://head:8265": submit as a Ray job instead of running here
     trace_masking: bool = False  # write the per-sample mask trace under <output_dir>/trace (checks)
+    console_output: bool = False  # verl's and Ray's output on the terminal; off: in <output_dir>/train.log
     extra_overrides: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:

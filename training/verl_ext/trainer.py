@@ -28,7 +28,8 @@ block of the verl config (rendered by :class:`training.verl_ext.config.TrainingC
   Each checkpoint folder carries the controller's state (``microcoder_temperature.json``): a
   resumed run goes on at its stage's T with the stage's trend, instead of probing again.
 - Metrics per step under ``microcoder/``: temperature, masked and eligible counts, truncation
-  rate, output diversity (distinct-4 over each query's G responses), accuracy.
+  rate, output diversity (distinct-4 over each query's G responses), accuracy, and how many of
+  the step's samples keep a non-zero advantage (``signal_samples`` of ``samples``).
 """
 
 from __future__ import annotations
@@ -259,6 +260,9 @@ class MicroCoderTrainer(PPOTrainerSync):
             "microcoder/accuracy": float((rewards >= 1.0).float().mean()),
             "microcoder/reward_mean": float(rewards.mean()),
             "microcoder/response_length_mean": float(lengths.float().mean()),
+            # samples whose advantage survives the mask: 0 means this step's update is empty
+            "microcoder/samples": int(len(rewards)),
+            "microcoder/signal_samples": int((after.abs().amax(-1) > 0).sum()) if after.numel() else 0,
         })
         return batch
 

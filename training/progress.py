@@ -1,0 +1,58 @@
+"""What a training run says about itself, one line per step: the launcher logs these lines and
+the main job's report prints them, so a run that cannot learn says so where people look."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+def _duration(seconds: float) -> str:
+    """41.2s, 3m05s."""
+    return f"{seconds:.1f}s" if seconds < 60 else f"{int(seconds) // 60}m{int(seconds) % 60:02d}s"
+
+
+def learning_signal(metrics: Mapping[str, float]) -> str | None:
+    """Why a step's update is empty, or None when some sample carries an advantage.
+
+    GRPO's advantage is a sample's reward against its group's: when every sample of every group
+    got the same reward (or the truncation mask zeroed the rest), the gradient is zero.
+    """
+    samples = int(metrics.get("microcoder/samples", 0))
+    if not samples or metrics.get("microcoder/signal_samples", 1) > 0:
+        return None
+    low, high = metrics.get("critic/score/min"), metrics.get("critic/score/max")
+    if low is not None and low == high:
+        return f"no learning signal: reward {low:g} on all {samples} samples"
+    return f"no learning signal: every group of the {samples} samples got one reward (or was masked)"
+
+
+def step_line(step: int, total: int, metrics: Mapping[str, float], elapsed_s: float, step_s: float) -> str:
+    """``step 1/2: reward 0.250 · pass@1 0.250 · T 0.9 · diversity 0.71 · length 88 · 61.0s, ETA 1m01s``."""
+    m = metrics
+    parts = [f"reward {m.get('critic/score/mean', float('nan')):.3f}",
+             f"pass@1 {m.get('microcoder/accuracy', float('nan')):.3f}",
+             f"T {m.get('microcoder/temperature', float('nan')):g}",
+             f"diversity {m.get('microcoder/diversity', float('nan')):.2f}",
+             f"length {m.get('response_length/mean', float('nan')):.0f}"]
+    if "actor/grad_norm" in m:
+        parts.append(f"grad_norm {m['actor/grad_norm']:.3g}")
+    eta = elapsed_s / step * (total - step) if step else 0.0
+    line = f"step {step}/{total}: " + " · ".join(parts) + f" · {_duration(step_s)}" + (f", ETA {_duration(eta)}" if step < total else "")
+    note = learning_signal(m)
+    return line + (f" · {note}" if note else "")
+
+
+def signal_summary(steps: Sequence[Mapping[str, float]]) -> str:
+    """The run in one phrase: how many steps had a learning signal, or why none had."""
+    if not steps:
+        return "no step ran"
+    empty = [learning_signal(m) for m in steps]
+    silent = [note for note in empty if note]
+    if not silent:
+        norms = [m["actor/grad_norm"] for m in steps if "actor/grad_norm" in m]
+        return f"learning signal in {len(steps)} of {len(steps)} steps" + (f" (mean grad_norm {sum(norms) / len(norms):.3g})" if norms else "")
+    if len(silent) == len(steps):
+        reasons = sorted(set(silent))
+        return f"{reasons[0]} (every step: the update changed nothing)" if len(reasons) == 1 else \
+            f"no learning signal in any of {len(steps)} steps: the update changed nothing"
+    return f"learning signal in {len(steps) - len(silent)} of {len(steps)} steps ({len(silent)} without: {silent[0]})"
