@@ -1,6 +1,7 @@
 """Learning check on CPU (not CI): MicroCoder-GRPO and GRPO side by side on easy problems.
 
-The problems are generated here, a family the embedded SmolLM2-135M solves sometimes but not
+The problems are generated (``training.demo_data.easy_problems``, the ``synthetic`` source that
+the main job's cpu-demo training also uses), a family the embedded SmolLM2-135M solves sometimes but not
 always: ``def add_7(x): "Return x plus 7."`` (and ``sub_k``, ``mul_k``), each checked by three
 asserts through the real evaluator. Training uses k = 1..12, the held-out set k = 13..16 (never
 trained on). Both presets train from the same model with the same data, seed, fixed temperature
@@ -27,24 +28,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-OPS = {"add": ("plus", lambda x, k: x + k), "sub": ("minus", lambda x, k: x - k), "mul": ("times", lambda x, k: x * k)}
 
 
 def problems(ks: range) -> list[dict]:
-    """verl rows for ``<op>_<k>(x)``, assert tests through the evaluator's canonical format."""
-    rows = []
-    for k in ks:
-        for op, (word, f) in OPS.items():
-            name = f"{op}_{k}"
-            asserts = "".join(f"assert {name}({x}) == {f(x, k)}\n" for x in (0, 5, -3))
-            tests = {"kind": "assert", "fn_name": name, "cases": [], "assert_code": asserts, "checker": None,
-                     "time_limit_s": 5.0, "memory_limit_mb": None}
-            prompt = (f"Complete this Python function. Answer with one ```python code block.\n\n"
-                      f"def {name}(x):\n    \"\"\"Return x {word} {k}.\"\"\"\n")
-            rows.append({"prompt": [{"role": "user", "content": prompt}], "data_source": f"easy/{op}",
-                         "ability": "code", "reward_model": {"style": "rule", "ground_truth": json.dumps(tests)},
-                         "extra_info": {"index": len(rows), "problem_id": f"easy/{name}"}})
-    return rows
+    """The generated easy family (``training.demo_data``, the cpu-demo profile's ``synthetic`` source)."""
+    from training.demo_data import easy_problems
+
+    return easy_problems(ks)
 
 
 def run(preset: str, out: Path, args) -> list[dict]:

@@ -11,6 +11,7 @@ from assets.io import Rows
 from assets.metadata import training_curves_metadata
 from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import data_root
+from training.demo_data import demo_train_file
 from training.grpo.presets import GRPOConfig
 from training.verl_ext.config import TrainingConfig, algorithm_for, preset_values
 from training.verl_ext.temperature_metrics import temperature_report
@@ -65,6 +66,11 @@ def grpo_training_run(
     ray_cluster: RayClusterResource,
 ):
     cfg = training_config(config, microcoder_dataset, context.run.run_id)
+    demo = None
+    if cfg.profile == "cpu-demo" and not config.train_files:  # problems the CPU model can learn from
+        demo = demo_train_file(cfg.train_files[0], f"{cfg.output_dir}/data")
+        cfg = dataclasses.replace(cfg, train_files=[demo.train_file])
+        context.log.info(f"cpu-demo profile: training on {demo.why}")
     if not cfg.model_path:  # the embedded CPU model, converted here once: the launcher never imports pipeline
         from pipeline.samplers.default_model import default_model_path
 
@@ -86,6 +92,7 @@ def grpo_training_run(
     metadata = {
         "steps": len(steps),
         "preset": cfg.preset,
+        **({"train_source": demo.source, "train_source_why": demo.why} if demo else {}),
         "algorithm": dg.MetadataValue.json(dataclasses.asdict(cfg.algorithm)),
         **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"
         "metrics_per_step": dg.MetadataValue.json(steps),
