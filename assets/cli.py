@@ -106,6 +106,13 @@ def _watch(instance: dg.DagsterInstance, token: str, tasks: list[Task], futures:
     pending = set(futures)
     interval = 1.0 if progress.live else 2.0
     printed_steps: set[tuple[str, str]] = set()
+    printed_lines: dict[str, int] = {}
+
+    def print_lines(report: RunReport) -> None:
+        """Training steps: a line each, on a terminal too (they are the job's progress)."""
+        for line in report.lines[printed_lines.get(report.label, 0):]:
+            progress.print(f"{report.label}  {line}")
+        printed_lines[report.label] = len(report.lines)
     while pending:
         done, pending = cf.wait(pending, timeout=interval, return_when=cf.FIRST_COMPLETED)
         now = time.time()
@@ -131,11 +138,14 @@ def _watch(instance: dg.DagsterInstance, token: str, tasks: list[Task], futures:
             task.report.ended = task.report.ended or now
             if task.report.run_id:
                 fill_from_ancestors(instance, task.report)
+            print_lines(task.report)
             how = f", re-executed from failure of {task.parent_id}" if task.parent_id else ""
             width = max(len(t.report.label) for t in tasks) + len(": FAILED")
             progress.print(f"{finished_line(task.report, width)}  (run {task.report.run_id or '-'}{how})")
             for line in task.report.errors:
                 print(f"{task.report.label}: {line}", file=sys.stderr, flush=True)
+        for task in tasks:
+            print_lines(task.report)
         if not progress.live or verbose:  # CI logs: a line as each step of a long job ends
             for task in tasks:
                 if task.report.partition or task.report.status != "running":
@@ -196,7 +206,8 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     if downstream:
         phases.append([("dataset_job", None, sample_run_config(sample))])
         if training:
-            phases.append([("training_job", None, {})])
+            # verl's and Ray's output: in the run's train.log, or here too with --verbose
+            phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])
     reports: list[RunReport] = []
     times: dict[str, float] = {}
     failed: list[str] = []

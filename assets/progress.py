@@ -22,6 +22,8 @@ from pipeline.paths import data_root
 INVOCATION_TAG = "microcoder/run"  # groups the runs of one `microcoder run` (also a filter in the UI)
 REJECTS_KEY = "rejects_by_reason_json"  # rejects tables say what they are by this metadata entry
 INPUT_KEYS = ("input_rows", "source_records")  # rows a stage read, where its output says so
+FACT_KEYS = ("learning_signal", "eval_pass@1", "train_log")  # what the report repeats from a materialization
+PROGRESS_LINE = re.compile(r"^step \d+/\d+: ")  # a training step's line (training.progress.step_line)
 
 
 def _value(metadata: Mapping[str, Any], key: str) -> Any:
@@ -121,6 +123,8 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
     cursor: str | None = None
     note: str = ""
+    lines: list[str] = field(default_factory=list)  # progress lines its code logged, each printed once
+    facts: dict[str, Any] = field(default_factory=dict)  # FACT_KEYS found in its materializations
 
     def step(self, name: str) -> StepReport:
         return self.steps.setdefault(name, StepReport(name))
@@ -141,6 +145,8 @@ def apply_event(report: RunReport, entry: Any) -> None:
     if event is None:
         if entry.level >= 20 and entry.user_message:  # INFO and up: what the step's code said
             report.message = " ".join(entry.user_message.split())
+            if PROGRESS_LINE.match(report.message):
+                report.lines.append(report.message)
         return
     kind = event.event_type
     E = dg.DagsterEventType
@@ -158,7 +164,9 @@ def apply_event(report: RunReport, entry: Any) -> None:
             report.step(event.step_key).failed = True
             report.errors = [f"{event.step_key}: {line}" for line in error_lines(event.step_failure_data.error)]
     elif kind == E.ASSET_MATERIALIZATION:
-        report.step(event.step_key).add_output(event.event_specific_data.materialization.metadata)
+        metadata = event.event_specific_data.materialization.metadata
+        report.step(event.step_key).add_output(metadata)
+        report.facts.update({k: _value(metadata, k) for k in FACT_KEYS if _value(metadata, k) not in (None, "")})
 
 
 def error_lines(error: Any) -> list[str]:
@@ -210,6 +218,10 @@ def finished_line(report: RunReport, width: int = 0) -> str:
     elapsed = report.elapsed(time.time())
     steps = " · ".join(format_step(s) for s in report.steps.values() if not s.aggregate and s.ended is not None)
     head = f"{report.label}: {report.status}".ljust(width)
+    facts = report.facts
+    if "learning_signal" in facts:  # a training run: what it learned, not rows
+        pass_at_1 = facts.get("eval_pass@1")
+        steps = facts["learning_signal"] + (f" · held-out pass@1 {pass_at_1:.3f}" if isinstance(pass_at_1, float) else "")
     return f"{head} {format_duration(elapsed) if elapsed is not None else '':>7}  {steps}".rstrip()
 
 
@@ -310,7 +322,7 @@ def summary(reports: list[RunReport], times: dict[str, float], outputs: dict[str
     if times:
         lines.append("  time     " + " · ".join(f"{name} {format_duration(s)}" for name, s in times.items()))
     for name, where in outputs.items():
-        lines.append(f"  {name:<9}{where}")
+        lines.append(f"  {name:<10}{where}")
     return "\n".join(lines)
 
 
@@ -320,8 +332,11 @@ def outputs_table(reports: list[RunReport], home: str) -> dict[str, str]:
     out = {"data": f"{root}/assets/<asset>/<source>.parquet, {root}/assets/<asset>.parquet"}
     if any(r.job == "dataset_job" and r.status == "ok" for r in reports):
         out["dataset"] = f"{root}/dataset (card: README.md, shards: data/, verl: verl/)"
-    if any(r.job == "training_job" and r.status == "ok" for r in reports):
-        out["training"] = f"{root}/runs/<run id>"
+    for r in reports:
+        if r.job == "training_job" and r.status == "ok":
+            out["training"] = f"{root}/runs/{r.run_id}" if r.run_id else f"{root}/runs/<run id>"
+            if r.facts.get("train_log"):
+                out["train log"] = f"{r.facts['train_log']}  (verl's and Ray's output; --verbose: on the terminal)"
     out["runs"] = f"DAGSTER_HOME={home}"
     out["ui"] = f"DAGSTER_HOME={home} .venv/bin/dagster dev  (Runs, filter by tag {INVOCATION_TAG})"
     return out

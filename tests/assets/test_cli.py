@@ -162,3 +162,33 @@ def test_report_reads_a_runs_events_whatever_the_assets_are_called():
     assert (step.rows_in, step.rows_out, step.rejects, dict(step.reasons)) == (12, 9, 3, {"duplicate": 2, "contaminated": 1})
     assert report.started is not None and report.ended is not None and report.message == "filtered 12/12"
     assert format_step(step) == "filter 12 -> 9 rows, 3 rejects"
+
+
+def test_training_steps_and_their_learning_signal_reach_the_report():
+    """A training run's step lines (training.progress.step_line, logged through Pipes) are kept one
+    by one, and its materialization's learning signal and log path end up in the line and summary."""
+    from training.progress import signal_summary, step_line
+
+    flat = {"critic/score/mean": 0.0, "critic/score/min": 0.0, "critic/score/max": 0.0, "microcoder/accuracy": 0.0,
+            "microcoder/temperature": 0.9, "microcoder/diversity": 0.7, "response_length/mean": 96.0,
+            "microcoder/samples": 8, "microcoder/signal_samples": 0, "actor/grad_norm": 0.0}
+
+    @dg.asset
+    def grpo_training_run(context):
+        for step in (1, 2):
+            context.log.info(step_line(step, 2, flat, elapsed_s=30.0 * step, step_s=30.0))
+        context.log.info("saving checkpoint")  # not a step line
+        return dg.MaterializeResult(metadata={"learning_signal": signal_summary([flat, flat]), "eval_pass@1": 0.25,
+                                              "train_log": "/data/runs/r1/train.log"})
+
+    with dg.instance_for_test() as instance:
+        result = dg.materialize([grpo_training_run], instance=instance)
+        report = RunReport("training_job", "training_job", run_id=result.run_id)
+        read_events(instance, report)
+    report.status = "ok"  # as the main job sets it when the run's future returns
+    assert [line.split(":")[0] for line in report.lines] == ["step 1/2", "step 2/2"]
+    assert "no learning signal: reward 0 on all 8 samples" in report.lines[0] and "ETA 30.0s" in report.lines[0]
+    line = finished_line(report)
+    assert "no learning signal: reward 0 on all 8 samples (every step" in line and "held-out pass@1 0.250" in line
+    outputs = outputs_table([report], "/tmp/home")
+    assert outputs["training"].endswith(f"/runs/{result.run_id}") and outputs["train log"].startswith("/data/runs/r1/train.log")
