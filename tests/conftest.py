@@ -78,3 +78,16 @@ def s3_server():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+SLOW_DIRS = ("e2e", "ui")  # the real Dagster graph, verl launches and a browser: minutes, not seconds
+
+
+def pytest_collection_modifyitems(config, items):
+    """``pytest -m "not slow"`` is the fast tier for development: everything under tests/e2e and
+    tests/ui is slow by where it lives; elsewhere a test says so with ``@pytest.mark.slow``."""
+    root = Path(__file__).parent
+    for item in items:
+        parts = Path(item.fspath).relative_to(root).parts
+        if parts and parts[0] in SLOW_DIRS:
+            item.add_marker(pytest.mark.slow)

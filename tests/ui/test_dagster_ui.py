@@ -4,13 +4,12 @@ a failed run is re-executed from failure from its run page.
 The materialization goes the way a person does it: select ``raw_problems`` and
 ``processed_problems`` in the catalog, open the launchpad, pick the ``humaneval`` partition,
 switch translation off in the run config (the CPU model would only slow the test), launch, and
-watch the run page until it says Success. The screenshot goes to the tmp dir (path printed) and
-to docs/ui-materialized.png for the README.
+watch the run page until it says Success. The screenshot goes to the tmp dir (path printed); a
+test never writes into the tracked tree, so docs/ui-materialized.png is refreshed by hand from it.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -121,9 +120,7 @@ def test_materialize_one_source_from_the_launchpad(chromium, webserver, page, tm
     shot = tmp_path / "ui-materialized.png"
     page.screenshot(path=str(shot))
     print(f"screenshot: {shot}")
-    docs = REPO / "docs"
-    docs.mkdir(exist_ok=True)
-    shutil.copyfile(shot, docs / "ui-materialized.png")
+    assert shot.stat().st_size > 10_000  # a real page, not a blank one
 
 
 def _wait_for_run(home: Path, run_id: str) -> str:
