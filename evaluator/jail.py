@@ -5,9 +5,11 @@ candidate or test code runs (:meth:`Jail.enter`):
 
 - **Filesystem**: a read-only root of its own (a tmpfs holding read-only bind mounts of the
   Python installation, ``/usr`` and a few ``/etc`` files, device nodes such as ``/dev/null``)
-  entered with ``pivot_root``, plus a private writable ``/tmp`` (a size-capped tmpfs mounted per
-  test case and gone with it). Nothing else exists there: not the evaluator's input or output
-  files, not ``$MICROCODER_DATA``, not home directories, not another program's files.
+  entered with ``pivot_root``, plus a private writable ``/tmp`` (a size-capped tmpfs emptied
+  after every test case). The installation is visible wherever it lives: under ``/tmp`` it is
+  bound again, read-only, over the private ``/tmp``. Nothing else exists there: not the
+  evaluator's input or output files, not ``$MICROCODER_DATA``, not home directories, not
+  another program's files.
 - **Processes**: each child is PID 1 of a fresh PID namespace with its own ``/proc``; when it
   exits, the kernel kills everything it started (``kill(-1)``, fork bombs, ``setsid`` double forks).
 - **Network**: an empty network namespace (no interface but a down loopback).
@@ -89,18 +91,68 @@ def _write(path: str, text: str) -> None:
         fh.write(text)
 
 
+def _installation_names() -> set[str]:
+    """The Python installation(s) this worker runs from, as named (symlinks unresolved)."""
+    names = {os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    names.add(os.path.dirname(os.path.dirname(os.path.abspath(sys.executable))))
+    return names
+
+
 def visible_paths() -> list[str]:
     """Host paths a candidate may read: the Python installation(s) this worker runs from and the
     system's ``/usr`` (shared libraries, ``/usr/bin`` tools). Not the project directory: only
-    ``sys.path`` entries under these prefixes are visible, so our own code and data are not."""
-    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                               sys.base_exec_prefix)}
+    ``sys.path`` entries under these prefixes are visible, so our own code and data are not.
+    Real paths, wherever they live (``/tmp``, a home directory, a read-only mount)."""
+    prefixes = {os.path.realpath(p) for p in _installation_names()}
     prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
     for top in ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32"):
         if os.path.isdir(top) and not os.path.islink(top):
             prefixes.add(top)
     keep = sorted(p for p in prefixes if p != "/" and os.path.isdir(p))
     return [p for p in keep if not any(p != q and p.startswith(q + "/") for q in keep)]
+
+
+def import_roots() -> tuple[str, ...]:
+    """Where code may be imported from inside the box: the read-only installation, under its real
+    paths and under the names ``sys.path`` uses (a venv reached through a symlink)."""
+    roots = set(visible_paths())
+    roots.update(p for p in _installation_names() if os.path.realpath(p) != p and os.path.isdir(p))
+    return tuple(sorted(roots))
+
+
+def _under(path: str, roots: tuple[str, ...] | list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def import_path(entries: list[str], roots: tuple[str, ...], cwd: str) -> list[str]:
+    """The ``sys.path`` entries inside the read-only installation ``roots``: never the writable
+    ``/tmp`` or working directory ``cwd``, except an installation sealed read-only inside it
+    (a venv under ``/tmp``, see :meth:`Jail._seal_in_tmp`)."""
+    sealed = tuple(r for r in roots if _under(r, (cwd,)))
+    out = []
+    for entry in entries:
+        path = os.path.normpath(entry) if entry and os.path.isabs(entry) else ""
+        if path and _under(path, roots) and (not _under(path, (cwd,)) or _under(path, sealed)):
+            out.append(entry)
+    return out
+
+
+def unreachable(paths: list[str], uid: int) -> list[str]:
+    """The ``paths`` that ``uid`` cannot reach through plain permissions (an ancestor such as a
+    0700 home directory it may not search). Only matters without a mount namespace: the box
+    binds the installation where any uid can reach it."""
+    hidden = []
+    for path in paths:
+        parts = path.strip("/").split("/")
+        for i in range(len(parts)):
+            try:
+                st = os.stat("/" + "/".join(parts[: i + 1]))
+            except OSError:
+                break
+            if st.st_uid != uid and not st.st_mode & 0o001:
+                hidden.append(path)
+                break
+    return hidden
 
 
 class Jail:
@@ -115,6 +167,8 @@ class Jail:
         self.pidns_fd: int | None = None
         self.landlock_abi = landlock.abi()
         self.workdir = ""
+        self.kept_in_tmp: frozenset[str] = frozenset()  # installation directories under /tmp
+        self.import_roots = import_roots()  # computed on the host side, before any pivot
         self.base = tempfile.mkdtemp(prefix=f"mc-eval-{slot}-")
         os.chmod(self.base, 0o711)
         # MICROCODER_EVAL_NAMESPACES=0 forces the degraded level (to test it, or where namespaces
@@ -140,6 +194,13 @@ class Jail:
         if self.root is None:
             mode = "degraded"
         self.level = f"{mode}:" + "+".join(parts)
+
+    @property
+    def hidden_installation(self) -> list[str]:
+        """Installation paths the candidate's uid cannot reach at this level (warned about)."""
+        if self.root is not None or self.uid is None:
+            return []
+        return unreachable(visible_paths(), self.uid)
 
     @property
     def degraded(self) -> bool:
@@ -185,8 +246,10 @@ class Jail:
     def _build_root(self) -> str:
         root = tempfile.mkdtemp(prefix="mc-jail-", dir=self.base)
         _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4m")
-        for path in visible_paths():
-            self._bind(path, root + path)
+        paths = visible_paths()
+        for path in paths:
+            if not path.startswith("/tmp/"):
+                self._bind(path, root + path)
         for top in ("/bin", "/lib", "/lib64", "/sbin"):
             if os.path.islink(top):
                 os.symlink(os.readlink(top), root + top)
@@ -199,11 +262,16 @@ class Jail:
             if os.path.exists(f"/dev/{name}"):
                 self._bind(f"/dev/{name}", f"{root}/dev/{name}", writable=True, devices=True)
         for name, target in DEV_LINKS.items():
-            os.symlink(target, f"{root}/dev/{name}")
+            if not os.path.lexists(f"{root}/dev/{name}"):  # an installation under /dev/shm is bound there
+                os.symlink(target, f"{root}/dev/{name}")
         for name in ("proc", "tmp"):
             os.makedirs(f"{root}/{name}", mode=0o755, exist_ok=True)
         _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
                f"size={self.tmp_mb}m,nr_inodes=16384,mode=1777")
+        in_tmp = [p for p in paths if p.startswith("/tmp/")]
+        for path in in_tmp:  # would vanish under the private /tmp: bound again on top of it
+            self._bind(path, root + path)
+        self._seal_in_tmp(root, in_tmp + self._bind_aliases(root))
         # Our own /proc inside the box (needed after the pivot; mounted while the host's is visible).
         _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
@@ -214,6 +282,33 @@ class Jail:
         _umount(".")
         os.chdir("/")
         return "/"
+
+    def _bind_aliases(self, root: str) -> list[str]:
+        """``sys.path`` names the installation as the worker was started (``/tmp/x/venv`` where
+        ``/tmp/x`` is a symlink): bind the real path under those names too. Returns them."""
+        done = []
+        for name in sorted(_installation_names()):
+            real = os.path.realpath(name)
+            if real == name or os.path.lexists(root + name) or not os.path.isdir(real):
+                continue
+            try:
+                self._bind(real, root + name)
+                done.append(name)
+            except OSError:
+                pass  # a name inside another bound (read-only) path: the real path still works
+        return done
+
+    def _seal_in_tmp(self, root: str, paths: list[str]) -> None:
+        """An installation under ``/tmp`` (a clone or venv there) is bound over the private
+        ``/tmp``, inside a top-level directory made read-only here: no case can write to it,
+        rename or remove it (a mount point), and :meth:`end_case` leaves it alone."""
+        tops = {p.split("/")[2] for p in paths if p.startswith("/tmp/")}
+        for top in sorted(tops):
+            dst = f"{root}/tmp/{top}"
+            if not os.path.ismount(dst):
+                _mount(dst, dst, None, MS_BIND | MS_REC)
+                _mount(None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        self.kept_in_tmp = frozenset(tops)
 
     @staticmethod
     def _bind(src: str, dst: str, *, writable: bool = False, devices: bool = False) -> None:
@@ -266,6 +361,8 @@ class Jail:
             return
         with os.scandir(self.workdir) as entries:
             for entry in entries:
+                if entry.name in self.kept_in_tmp:
+                    continue  # the read-only installation (see _seal_in_tmp)
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
