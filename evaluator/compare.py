@@ -6,9 +6,11 @@ Two modes. ``robust`` (default) tries ordered strategies, first match wins:
 2. ``whitespace``  -- CRLF/CR -> LF, trailing spaces of each line and trailing blank lines ignored.
 3. ``tokens``      -- lines with content split into whitespace tokens; same lines, same tokens.
 4. ``float``       -- as ``tokens``, but a differing token pair may match numerically when both are
-                      numbers and at least one has a decimal point or exponent (abs or rel tolerance).
-                      Integers never get a tolerance: they match only as identical text (or both a
-                      signed zero), so 10**18 and 10**18+1 differ and "007" is not "7".
+                      numbers and at least one has a decimal point or exponent. A non-integer
+                      expected matches within the abs or rel tolerance. An integer expected never
+                      gets a tolerance: an integer answer must be the same text (or both a signed
+                      zero), a decimal one exactly its value ("1.0" for "1"), so 10**18 and
+                      10**18+1 differ, "1e+18" is not "1000000000000000001", "007" is not "7".
 5. ``structured``  -- Python/JSON literals (``[1, 2]`` vs ``(1,2)``, ``{'a': 1}`` vs ``{"a":1}``),
                       compared as values (see :func:`values_equal`), whole text or line by line.
 6. ``token_stream`` -- the same token sequence (float rule included) with different line breaks,
@@ -169,12 +171,25 @@ def _close(e: int | float, a: int | float, rel_tol: float, abs_tol: float) -> bo
     return diff <= Fraction(abs_tol) or diff <= Fraction(rel_tol) * max(abs(de), abs(da))
 
 
+def _exact_decimal(token: str) -> Decimal | None:
+    try:
+        value = Decimal(token)
+    except ArithmeticError:
+        return None
+    return value if value.is_finite() else None
+
+
 def _token_close(e: str, a: str, rel_tol: float, abs_tol: float) -> bool:
-    """Differing tokens match only as numbers; integers only as signed zeros, floats tolerantly."""
+    """Differing tokens match only as numbers. An integer expected gets no tolerance: the answer
+    must spell exactly that integer (``1.0`` or ``1e2`` may; ``1e+18`` for ``10**18 + 1`` may
+    not), so computing in floats never wins an exact answer. Other numbers match tolerantly."""
     if not (_NUM.match(e) and _NUM.match(a)):
         return False
-    if not (_FLOATISH.intersection(e) or _FLOATISH.intersection(a)):  # both integers
-        return bool(_ZERO.match(e) and _ZERO.match(a))
+    if not _FLOATISH.intersection(e):  # an integer expected
+        if not _FLOATISH.intersection(a):
+            return bool(_ZERO.match(e) and _ZERO.match(a))
+        de, da = _exact_decimal(e), _exact_decimal(a)
+        return de is not None and da is not None and de == da  # Decimal comparison is exact
     try:
         fe, fa = float(e), float(a)
         if math.isfinite(fe) and math.isfinite(fa):
@@ -188,30 +203,46 @@ def _token_close(e: str, a: str, rel_tol: float, abs_tol: float) -> bool:
         return False
 
 
+def _numbers_equal(expected: Any, actual: Any, rel_tol: float, abs_tol: float) -> bool:
+    """A number against a number or the numeric text it spells (either side may be text).
+
+    Exact for an integer expected (an int, or text spelling one): an int answer equal to it, or
+    a float or decimal text of exactly its value; never within a tolerance. Tolerance is for
+    expected values that are not integers (or for an explicit ``doubles`` checker)."""
+    e_text, a_text = isinstance(expected, str), isinstance(actual, str)
+    if e_text or a_text:
+        token = (expected if e_text else actual).strip()
+        if not _NUM.match(token):
+            return False
+        number = actual if e_text else expected
+        if isinstance(number, int) and _INT.match(token):  # as text, like stdout tokens
+            if number.bit_length() > _BIG_INT_BITS:
+                return False
+            return token == str(number) or (number == 0 and bool(_ZERO.match(token)))
+        if (not e_text and isinstance(number, int)) or (e_text and _INT.match(token)):  # integer expected
+            value = _exact_decimal(token)
+            if value is None or (isinstance(number, float) and not math.isfinite(number)):
+                return False
+            return value == (Decimal(number) if isinstance(number, float) else number)
+        parsed = float(token) if math.isfinite(float(token)) else Fraction(Decimal(token))
+        expected, actual = (parsed, number) if e_text else (number, parsed)
+    if not isinstance(actual, (int, float, Fraction)):
+        return False
+    if isinstance(expected, int):
+        return expected == actual  # int == float is exact in Python: 10**18 + 1 != 1e18
+    return _close(expected, actual, rel_tol, abs_tol)
+
+
 # ----------------------------------------------------------------------------- values
 def values_equal(expected: Any, actual: Any, rel_tol: float = 1e-6, abs_tol: float = 1e-6) -> bool:
-    """Robust value equality: list == tuple, nested; floats within tolerance; ints exact; a
-    numeric string equals the number it spells; bools only equal bools; order is ignored only
+    """Robust value equality: list == tuple, nested; non-integer numbers within tolerance; an
+    integer expected exactly (no tolerance: ``1e18`` is not ``10**18 + 1``); a numeric string
+    equals the number it spells; bools only equal bools; order is ignored only
     when ``expected`` is a set; dict keys exact (or JSON-stringified int keys)."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, str) and isinstance(actual, (int, float)):
-        expected, actual = actual, expected
-    if isinstance(expected, (int, float)):
-        if isinstance(actual, str):
-            token = actual.strip()
-            if not _NUM.match(token):
-                return False
-            if isinstance(expected, int) and _INT.match(token):  # as text, like stdout tokens
-                if expected.bit_length() > _BIG_INT_BITS:
-                    return False
-                return token == str(expected) or (expected == 0 and bool(_ZERO.match(token)))
-            actual = float(token) if math.isfinite(float(token)) else Fraction(Decimal(token))
-        if not isinstance(actual, (int, float, Fraction)):
-            return False
-        if isinstance(expected, int) and isinstance(actual, int):
-            return expected == actual
-        return _close(expected, actual, rel_tol, abs_tol)
+    if isinstance(expected, (int, float)) or (isinstance(expected, str) and isinstance(actual, (int, float))):
+        return _numbers_equal(expected, actual, rel_tol, abs_tol)
     if isinstance(expected, complex):
         return (isinstance(actual, (int, float, complex))
                 and _close(expected.real, complex(actual).real, rel_tol, abs_tol)
