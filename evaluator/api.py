@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
-from evaluator import checkers
+from evaluator import checkers, limits
 from evaluator.pool import WorkerPool, shared_pool
 from evaluator.sandbox import SETUP_FAILED
 
@@ -74,7 +74,8 @@ def _ended_badly(proc: dict, memory_mb: int) -> tuple[str, str] | None:
 
 
 _JUDGE_STATUS = {"assert": "wrong_answer", "memory": "memory_limit", "error": "runtime_error",
-                 "program_error": "runtime_error"}
+                 "program_error": "runtime_error", "program_exit": "runtime_error",
+                 "call_time_limit": "time_limit"}
 
 
 def classify(raw: dict, kind: str) -> tuple[str | None, str]:
@@ -91,7 +92,7 @@ def classify(raw: dict, kind: str) -> tuple[str | None, str]:
         return "internal_error", raw["internal_error"]
     cand, judge = raw["candidate"], raw.get("judge")
     procs = [cand] + ([judge] if judge else [])
-    cpu_cap = raw.get("timeout_s", float("inf"))
+    cpu_cap = raw.get("cpu_cap_s", raw.get("timeout_s", float("inf")))  # an assert block: its cap
     if any(p["timed_out"] or p["signal"] == signal.SIGXCPU or (p["signal"] and p["cpu_s"] >= cpu_cap)
            for p in procs):
         return "time_limit", "time limit exceeded"
@@ -143,6 +144,14 @@ def _assert_source(tests: dict) -> str:
     return test
 
 
+def _call_times(report: dict) -> dict:
+    """An assert block's calls and their mean wall time, from the judge's report."""
+    calls, spent = report.get("calls"), report.get("call_s")
+    if type(calls) is not int or calls <= 0 or not isinstance(spent, (int, float)):
+        return {}
+    return {"calls": calls, "time_per_call_s": round(spent / calls, 6)}
+
+
 def _run_checker(worker, tests: dict, case: dict, actual: str, timeout_s: float, memory_mb: int,
                  deadline: float | None) -> tuple[str, str]:
     """Checker protocol: ``argv = [input.txt, expected.txt, output.txt]`` in its work dir, the
@@ -167,11 +176,15 @@ def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s:
     else:
         payload["stdin"] = case["input"] if kind == "stdin" else ""
     extra = {"input": case["input"]} if kind == "call" else {}
+    if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
+        extra["block_s"] = limits.block_cap(timeout_s, None if deadline is None else deadline - time.monotonic())
     raw = worker.run(_request(tests, kind, timeout_s, memory_mb, **extra), payload, deadline)
     verdict, msg = classify(raw, kind)
     out: dict[str, Any] = {"time_s": round(raw.get("wall_s", 0.0), 4)}
     if "candidate" in raw:
         out["cpu_s"] = round(raw["candidate"]["cpu_s"], 4)
+    if raw.get("judge"):
+        out.update(_call_times(_message(raw["judge"])))
         if keep_output and kind in ("stdin", "call"):
             out["output"] = (raw["candidate"]["stdout"] if kind == "stdin" else _message(raw["candidate"]).get("value")) or ""
     if verdict is None:
@@ -220,7 +233,9 @@ def evaluate(
     """Judge one program against canonical tests. Never raises for anything the program does.
 
     Time limit: ``timeout_s`` if given, else the tests' ``time_limit_s``, else 6 s (CPU time;
-    wall clock gets 1.5x + 0.5 s). Memory: the larger of ``memory_mb`` and the tests'
+    wall clock gets 1.5x + 0.5 s). In an ``assert`` test the limit is per call of the program,
+    and the block's budget one limit per call made, capped by ``wall_budget_s`` (see
+    :mod:`evaluator.limits`); such a case reports ``calls`` and ``time_per_call_s``. Memory: the larger of ``memory_mb`` and the tests'
     ``memory_limit_mb`` (address-space limits overcount, so a test never makes it stricter).
     ``wall_budget_s`` bounds the whole call (waiting for a worker included): tests not run by
     then are ``time_limit``, so one degenerate program never stalls a caller such as a reward.

@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("input")
     run.add_argument("-o", "--output", required=True, help="OUTPUT.jsonl, or - for stdout")
     run.add_argument("--workers", type=int, default=os.cpu_count())
-    run.add_argument("--timeout", type=float, default=None, help="seconds per test (default: the tests' own, else 6)")
+    run.add_argument("--timeout", type=float, default=None, help="seconds per test, per call in assert tests (default: the tests' own, else 6)")
     run.add_argument("--memory-mb", type=int, default=2048)
     run.add_argument("--output-mb", type=int, default=64, help="stdout cap per test (output_limit past it)")
     run.add_argument("--mode", choices=("robust", "strict"), default="robust")

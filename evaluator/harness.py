@@ -9,7 +9,6 @@ test code runs in that other process. Exits with ``os._exit``: ``atexit`` hooks 
 from __future__ import annotations
 
 import builtins
-import io
 import json
 import os
 import sys
@@ -167,124 +166,35 @@ def run(req: dict, code: str, value_fd: int) -> None:
     exit_(status & 0xFF if isinstance(status, int) else 1)
 
 
-def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
+def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None = None,
+          cap_s: float | None = None) -> None:
     """The candidate's side of an ``assert`` test; never returns.
 
     Runs the solution as ``__main__``, sends the names it defines, then answers the judge's
     requests (call, attribute, len, iteration, ...) one at a time with plain data (see
-    :mod:`evaluator.wire`). It never sees the test code and never reports a result.
+    :mod:`evaluator.wire` and :mod:`evaluator.peer`). It never sees the test code and never
+    reports a result. ``call_limit_s``: the CPU limit of each call and of the program's own top
+    level; ``cap_s``: the block's (see :mod:`evaluator.limits`).
     """
-    from evaluator import wire
+    from evaluator import peer
 
     _fresh_stdio()
-    handles: list = []
-    known: dict[int, int] = {}  # id(obj) -> handle: the same object keeps one reference
-
-    def ref(obj):
-        if id(obj) not in known:
-            known[id(obj)] = len(handles)
-            handles.append(obj)  # kept alive, so its id is never reused
-        return known[id(obj)]
-
-    def resolve(value):
-        return wire.loads(value, lambda tagged: handles[tagged["ref"][0]])
-
-    def send(msg: dict) -> None:
-        wire.write_message(wfd, msg)
-
+    conn = peer.Conn(rfd, wfd, call_limit_s, cap_s)
+    conn.next_call()
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     sys.argv = ["solution.py"]
-    with _captured() as out:
+    with peer.captured() as out:
         try:
             exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
-            names = {k: wire.dumps(v, ref) for k, v in ns.items() if not k.startswith("__")}
+            names = {k: conn.encode(v) for k, v in ns.items() if not k.startswith("__")}
             message = {"names": names}
         except BaseException as exc:  # noqa: BLE001
             message = {"fatal": _error(exc)}
     message["out"] = out.getvalue()
-    send(message)
-    buffer = bytearray()
+    conn.send(message)
     while True:
-        request = wire.read_message(rfd, buffer, 1 << 30)
-        if request is None:
-            os._exit(0)
-        with _captured() as out:
-            reply = _answer(request, resolve, ref)
-        reply["out"] = out.getvalue()
-        send(reply)
-
-
-class _Capped(io.TextIOBase):
-    """A text sink for one request's output, capped like stdout (EFBIG past the cap)."""
-
-    encoding, errors = "utf-8", "replace"
-
-    def __init__(self, cap: int = 16 << 20) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self.size, self.cap = 0, cap
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.size += len(text)
-        if self.size > self.cap:
-            raise OSError(27, "File too large")
-        self.parts.append(str(text))
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def getvalue(self) -> str:
-        return "".join(self.parts)
-
-
-class _captured:
-    """Capture ``print`` output during one request, so the judge can replay it (``capsys``)."""
-
-    def __enter__(self):
-        self.saved, sys.stdout = sys.stdout, _Capped()
-        return sys.stdout
-
-    def __exit__(self, *exc):
-        sys.stdout = self.saved
-        return False
-
-
-def _answer(request: dict, resolve, ref) -> dict:
-    from evaluator import wire
-
-    try:
-        op = request.get("op")
-        target = resolve(request.get("o"))
-        if op == "call":
-            args = resolve(request.get("a") or [])
-            kwargs = resolve(request.get("k") or {"d": []})
-            result = target(*args, **kwargs)
-            after = [wire.dumps(a, ref) if isinstance(a, (list, dict, set, bytearray)) else None for a in args]
-            return {"r": wire.dumps(result, ref), "args": after}
-        if op == "getattr":
-            return {"r": wire.dumps(getattr(target, request["n"]), ref)}
-        if op == "setattr":
-            setattr(target, request["n"], resolve(request.get("v")))
-            return {"r": None}
-        if op == "getitem":
-            return {"r": wire.dumps(target[resolve(request.get("i"))], ref)}
-        if op == "len":
-            return {"r": len(target)}
-        if op == "iter":
-            return {"r": wire.dumps(iter(target), ref)}
-        if op in ("str", "repr"):
-            return {"r": (str if op == "str" else repr)(target)}
-        if op == "bool":
-            return {"r": bool(target)}
-        raise ValueError(f"unknown request {op!r}")
-    except BaseException as exc:  # noqa: BLE001 - the judge re-raises it on its side
-        err = _error(exc)
-        err["base"] = wire.exception_base(type(exc))
-        return {"x": err}
+        request = conn.receive()  # the judge's end of file: os._exit(0)
+        conn.handle(request)
 
 
 def preload() -> None:
@@ -297,4 +207,5 @@ def preload() -> None:
     # What the children import after entering the jail, where our package is not visible.
     import evaluator.compare  # noqa: F401 - the call encoder
     import evaluator.judge  # noqa: F401 - the assert judge
+    import evaluator.peer  # noqa: F401 - the candidate's end of the assert pipes
     import evaluator.wire  # noqa: F401

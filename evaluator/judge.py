@@ -16,8 +16,10 @@ import importlib
 import os
 import signal
 import sys
+import time
+import types
 
-from evaluator import wire
+from evaluator import limits, ops, wire
 
 MAX_REPLY = 256 << 20
 _BUILTIN_EXC = {name: cls for name, cls in vars(builtins).items()
@@ -31,54 +33,157 @@ class CandidateGone(BaseException):
     (``except Exception``, bare ``except``) cannot turn a dead program into a pass."""
 
 
-class _Link:
-    """The pipe pair to the candidate's process: one request, one reply, in order."""
+class ProgramExit(CandidateGone):
+    """The program raised ``SystemExit``, ``KeyboardInterrupt`` or ``GeneratorExit`` inside a call.
 
-    def __init__(self, rfd: int, wfd: int) -> None:
+    In one process these end the run past any ``except Exception`` of the test; here they fail
+    the test the same way, whatever the test code catches."""
+
+
+class CallTimeout(CandidateGone):
+    """One call of the program took more than the test's time limit (its wall limit, as a
+    process would get): the test fails with ``time_limit`` whatever the test code catches."""
+
+
+_ENDS_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
+# Raised by a function, these end the iteration that called it (``all(map(f, xs))`` would pass
+# on an empty prefix): they reach the test code as a RuntimeError, as PEP 479 does in generators.
+_ENDS_ITERATION = ("StopIteration", "StopAsyncIteration")
+# What the program may never hold a handle to: the judge's frames, code and tracebacks (a path to
+# its report), and functions that reach past the test's own objects.
+_NEVER_PASSED = (types.FrameType, types.TracebackType, types.CodeType, types.ModuleType)
+_UNSAFE_BUILTINS = {id(getattr(builtins, n)) for n in (
+    "eval", "exec", "compile", "getattr", "setattr", "delattr", "vars", "globals", "locals", "__import__",
+    "open", "breakpoint", "input", "exit", "quit", "help", "memoryview", "super", "type", "object")
+    if hasattr(builtins, n)} | {id(str.format), id(str.format_map)}  # "{0.__globals__}".format(f)
+_SAFE_MODULES = frozenset(("builtins", "math", "cmath", "operator", "functools", "itertools", "heapq", "bisect",
+                           "string", "statistics", "_operator", "_functools", "_heapq", "_bisect", "_string"))
+
+
+def _passable(obj) -> bool:
+    """True for a test object the program may use through a proxy (see :mod:`evaluator.ops`)."""
+    if isinstance(obj, _NEVER_PASSED) or id(obj) in _UNSAFE_BUILTINS:
+        return False
+    if isinstance(obj, types.BuiltinFunctionType):  # builtins and C functions of modules
+        owner = getattr(obj, "__self__", None)
+        if isinstance(owner, types.ModuleType) and owner.__name__ not in _SAFE_MODULES:
+            return False
+    return True
+
+
+class _Link:
+    """The pipe pair to the candidate's process: requests and replies, nested both ways (the
+    program may ask about the test's own objects while it answers a call)."""
+
+    def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, tick_fd: int | None = None) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
         self.exceptions: dict[str, type] = {}
         self.remotes: dict[int, Remote] = {}
+        self.own: list = []  # the test's objects handed to the program (kept alive: ids stay unique)
+        self.own_ids: dict[int, int] = {}
         self.broken: str | None = None
+        self.exited: str | None = None
+        self.timed_out = False
+        self.call_wall_s = None if call_limit_s is None else limits.wall_limit(call_limit_s)
+        self.tick_fd = tick_fd
+        self.calls, self.call_s, self.max_call_s = 0, 0.0, 0.0
 
     def fail(self, reason: str) -> CandidateGone:
         self.broken = self.broken or reason
-        return CandidateGone(self.broken)
+        cls = ProgramExit if self.exited else CallTimeout if self.timed_out else CandidateGone
+        return cls(self.broken)
 
-    def receive(self) -> dict:
-        if self.broken:
-            raise CandidateGone(self.broken)
-        try:
-            msg = wire.read_message(self.rfd, self.buffer, MAX_REPLY)
-        except (OSError, wire.WireError) as exc:
-            raise self.fail(f"{type(exc).__name__}: {exc}") from None
-        if msg is None:
-            raise self.fail("the program's process ended")
-        out = msg.get("out")
-        if isinstance(out, str) and out:
-            sys.stdout.write(out)  # what the program printed, where the test can read it (capsys)
-        return msg
+    def stats(self) -> dict:
+        """The block's calls, for the result: how many, and the time they took."""
+        return {"calls": self.calls, "call_s": round(self.call_s, 6), "max_call_s": round(self.max_call_s, 6)}
 
-    def request(self, op: str, target: "Remote", **fields):
-        message = {"op": op, "o": {"ref": [target._ref, target._type]}}
-        message.update({k: wire.dumps(v, _encode_ref) for k, v in fields.items()})
+    def _tick(self) -> None:
+        """Tell the worker a request was answered: the block's budget grows by one limit."""
+        if self.tick_fd is not None:
+            try:
+                os.write(self.tick_fd, b".")
+            except OSError:
+                self.tick_fd = None
+
+    def encode_ref(self, obj) -> dict:
+        if isinstance(obj, Remote):
+            return {"ref": [object.__getattribute__(obj, "_ref"), object.__getattribute__(obj, "_type")]}
+        if not _passable(obj):
+            raise wire.WireError(f"cannot pass a {type(obj).__name__} to the program")
+        if id(obj) not in self.own_ids:
+            self.own_ids[id(obj)] = len(self.own)
+            self.own.append(obj)
+        return {"jref": [self.own_ids[id(obj)], type(obj).__name__]}
+
+    def encode(self, value):
+        return wire.dumps(value, self.encode_ref)
+
+    def receive(self, deadline: float | None = None) -> dict:
+        """The next reply; the program's own requests that come first are answered here."""
+        while True:
+            if self.broken:
+                raise self.fail(self.broken)
+            try:
+                msg = wire.read_message(self.rfd, self.buffer, MAX_REPLY, deadline)
+            except TimeoutError:
+                self.timed_out = True
+                raise self.fail(f"a call took more than its time limit ({self.call_wall_s:g} s wall)") from None
+            except (OSError, wire.WireError) as exc:
+                raise self.fail(f"{type(exc).__name__}: {exc}") from None
+            if msg is None:
+                raise self.fail("the program's process ended")
+            out = msg.get("out")
+            if isinstance(out, str) and out:
+                sys.stdout.write(out)  # what the program printed, where the test can read it (capsys)
+            if "op" not in msg:
+                return msg
+            self.send(self._serve(msg))
+
+    def _serve(self, request: dict) -> dict:
+        """Answer the program's request about one of the test's objects (only those it was given)."""
+        target = request.get("o")
+        if not (isinstance(target, dict) and "jref" in target):
+            return {"x": {"type": "TypeError", "msg": "only the test's own objects can be asked", "base": "TypeError"}}
+        return ops.answer(request, self._resolve_guarded, self.encode, guarded=True)
+
+    def send(self, message: dict) -> None:
         try:
             wire.write_message(self.wfd, message)
         except OSError as exc:
             raise self.fail(f"{type(exc).__name__}: {exc}") from None
-        reply = self.receive()
+
+    def _resolve_guarded(self, value):
+        """Decode what the program sends with a request: its own objects, ours, data; no modules."""
+        def stand_in(tagged: dict):
+            if "mod" in tagged:
+                raise wire.WireError("a module cannot be passed to the test")
+            return self._stand_in(tagged)
+
+        try:
+            return wire.loads(value, stand_in)
+        except wire.WireError as exc:
+            raise TypeError(str(exc)) from None
+
+    def request(self, op: str, target: "Remote", **fields):
+        """Ask the program one thing; each request gets the test's time limit (a call per test)."""
+        message = {"op": op, "o": self.encode_ref(target)}
+        message.update({k: self.encode(v) for k, v in fields.items()})
+        start = time.monotonic()
+        self.send(message)
+        reply = self.receive(None if self.call_wall_s is None else start + self.call_wall_s)
+        took = time.monotonic() - start
+        if op == "call":
+            self.calls += 1
+            self.call_s += took
+            self.max_call_s = max(self.max_call_s, took)
+        self._tick()
         if "x" in reply:
             raise self.exception(reply["x"])
         if "r" not in reply:
             raise self.fail("a reply without a result")
-        if op in ("len", "str", "repr", "bool"):
-            return self.checked(op, reply["r"])
+        if op in ops.PLAIN_RESULT:
+            return ops.check_plain(op, reply["r"])
         return self.decode(reply["r"]), reply.get("args")
-
-    def checked(self, op: str, value):
-        want = {"len": int, "str": str, "repr": str, "bool": bool}[op]
-        if type(value) is not want or (op == "len" and value < 0):
-            raise TypeError(f"{op}() of the program's object returned a {type(value).__name__}")
-        return value
 
     def decode(self, value):
         try:
@@ -92,6 +197,10 @@ class _Link:
             if body[0] not in self.remotes:  # one stand-in per object: `is` and `==` keep identity
                 self.remotes[body[0]] = Remote(self, body[0], str(body[1]))
             return self.remotes[body[0]]
+        if tag == "jref" and isinstance(body, list) and len(body) == 2 and type(body[0]) is int:
+            if not 0 <= body[0] < len(self.own):
+                raise wire.WireError("unknown test object")
+            return self.own[body[0]]
         if tag == "exc" and isinstance(body, list) and len(body) == 2:
             return self.exception_class(str(body[0]), str(body[1]))
         if tag == "mod" and isinstance(body, str):
@@ -108,10 +217,17 @@ class _Link:
             cls = self.exceptions[name] = type(name, (parent,), {"__module__": "solution"})
         return cls
 
-    def exception(self, info) -> Exception:
+    def exception(self, info) -> BaseException:
         if not isinstance(info, dict):
             return RuntimeError("the program raised")
         name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
+        if name in _ENDS_RUN or base in _ENDS_RUN:
+            self.exited = name
+            return self.fail(f"the program raised {name} inside a call: {str(info.get('msg', ''))[:200]}")
+        if name in _ENDS_ITERATION or base in _ENDS_ITERATION:
+            exc = RuntimeError(f"the program raised {name} inside a call")
+            exc.from_program = True
+            return exc
         exc = self.exception_class(name, base)(str(info.get("msg", "")))
         exc.from_program = True
         return exc
@@ -151,12 +267,6 @@ def program_names(link: "_Link", names: dict, entry_point: str | None = None) ->
             continue
         out[name] = link.decode(value)
     return out
-
-
-def _encode_ref(obj):
-    if isinstance(obj, Remote):
-        return object.__getattribute__(obj, "_ref")
-    raise wire.WireError(f"cannot pass a {type(obj).__name__} to the program")
 
 
 class Remote:
@@ -231,20 +341,27 @@ def _write_back(link: _Link, args: tuple, after) -> None:
             arg[:] = new
 
 
-def _report(fd: int, report: dict) -> None:
-    wire.write_message(fd, report)
-    os._exit(0)
-
-
-def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None) -> None:
-    """Run the test code against the program behind ``rfd``/``wfd``; never returns."""
+def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None,
+        import_roots: tuple[str, ...] | None = None, *, call_limit_s: float | None = None,
+        tick_fd: int | None = None) -> None:
+    """Run the test code against the program behind ``rfd``/``wfd``; never returns.
+    ``import_roots``: the read-only installation (default: :func:`evaluator.jail.import_roots`).
+    ``call_limit_s``: each request's time limit; ``tick_fd``: where each answered request is told."""
+    from evaluator import jail
     from evaluator.harness import _fresh_stdio
 
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a closed pipe is CandidateGone, not a death
-    # Imports resolve only in the read-only installation: never from the shared, writable /tmp.
-    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and not p.startswith(("/tmp", os.getcwd()))]
+    # Imports resolve only in the read-only installation, wherever it lives (under /tmp too):
+    # never from the shared, writable /tmp or the working directory.
+    roots = jail.import_roots() if import_roots is None else import_roots
+    sys.path[:] = jail.import_path(sys.path, roots, os.getcwd())
     _fresh_stdio()
-    link = _Link(rfd, wfd)
+    link = _Link(rfd, wfd, call_limit_s, tick_fd)
+
+    def _report(fd: int, report: dict) -> None:
+        wire.write_message(fd, {**report, **link.stats()})
+        os._exit(0)
+
     try:
         hello = link.receive()
         if "fatal" in hello:
@@ -257,6 +374,10 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         ns: dict = {"__name__": "__main__", "__builtins__": builtins}
         ns.update(program_names(link, names, entry_point))
         exec(compile(test_code, "<test>", "exec"), ns)
+    except ProgramExit as exc:
+        _report(report_fd, {"status": "program_exit", "type": link.exited, "msg": str(exc)[:300]})
+    except CallTimeout as exc:
+        _report(report_fd, {"status": "call_time_limit", "msg": str(exc)[:300]})
     except CandidateGone as exc:
         _report(report_fd, {"status": "program_gone", "msg": str(exc)[:300]})
     except AssertionError as exc:
@@ -266,6 +387,10 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
     except BaseException as exc:  # noqa: BLE001 - the program's exceptions surface here too
         _report(report_fd, {"status": "error", "type": type(exc).__name__, "msg": _text(exc),
                             "from_program": bool(getattr(exc, "from_program", False))})
+    if link.exited:  # the test code swallowed it; in one process it would have ended the run
+        _report(report_fd, {"status": "program_exit", "type": link.exited, "msg": (link.broken or "")[:300]})
+    if link.timed_out:  # the test code swallowed it; the call still ran past its limit
+        _report(report_fd, {"status": "call_time_limit", "msg": (link.broken or "")[:300]})
     if link.broken:  # the test code swallowed the failure; the program still did not answer
         _report(report_fd, {"status": "program_gone", "msg": link.broken[:300]})
     _report(report_fd, {"status": "ok"})

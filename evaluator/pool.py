@@ -23,6 +23,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from evaluator import limits
+
 _PKG_PARENT = str(Path(__file__).resolve().parent.parent)
 
 
@@ -101,7 +103,7 @@ class Worker:
         """
         pid = None
         fds = [_memfd(name, text) for name, text in payload.items()]
-        timeout = float(req.get("timeout_s") or 6.0)
+        timeout = float(req.get("block_s") or req.get("timeout_s") or 6.0)
         try:
             if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
                 self.start(timeout=self._budget(60.0, deadline))
@@ -111,7 +113,7 @@ class Worker:
                 os.close(fd)
             fds = []
             pid = self._read_line(self._budget(30.0, deadline))["pid"]
-            return self._read_line(self._budget(timeout * 1.5 + 30.0, deadline))
+            return self._read_line(self._budget(limits.wall_limit(timeout) + 30.0, deadline))
         except (WorkerDied, BrokenPipeError, OSError, ValueError, KeyError) as exc:
             overdue = deadline is not None and time.monotonic() >= deadline
             self._discard(pid)

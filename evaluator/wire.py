@@ -2,11 +2,13 @@
 
 Why its own format: the judge must hold only values of base types (``==`` then means what the
 test means), yet keep what Python tests compare on (``(1, 2) != [1, 2]``, sets, ``bytes``,
-non-string dict keys, huge ints, ``nan``). Every value is JSON; every non-list container is an
-object with exactly one tag key. Anything that is not plain data (an instance of the program's
-own class, a function, a class) stays in the candidate's process and crosses as a reference
-(``{"ref": [id, type name]}``) that the judge can only call or ask attributes of, never compare
-by anything but identity.
+non-string dict keys, huge ints, ``nan``, exact ``Fraction`` and ``Decimal`` values). Every value
+is JSON; every non-list container is an object with exactly one tag key. Anything that is not
+plain data (an instance of a class, a function, a class) stays in the process that owns it and
+crosses as a reference: ``{"ref": [id, type name]}`` for the program's objects, which the judge
+can call or ask attributes of but never compares by anything but identity, and
+``{"jref": [id, type name]}`` for the test's own (a callback, a ``key=``, an object of a class
+the test defines), which the program uses through a proxy that asks the judge.
 
 :func:`dumps` runs on either side; :func:`loads` decodes only into base types (plus the
 caller's reference objects), whatever the text, so a hostile peer can send only data.
@@ -17,6 +19,8 @@ from __future__ import annotations
 import builtins
 import json
 from collections import deque
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any, Callable
 
 MAX_ITEMS = 10**6  # items taken from a returned iterator (an endless one times out first)
@@ -52,6 +56,12 @@ def _encode(obj: Any, ref: Callable[[Any], Any], active: set[int]) -> Any:
         return {"ba" if isinstance(obj, bytearray) else "b": bytes(obj).hex()}
     if isinstance(obj, complex):
         return {"c": [obj.real, obj.imag]}
+    if isinstance(obj, Fraction):  # the exact value, whatever a subclass says about itself
+        num, den = Fraction.numerator.fget(obj), Fraction.denominator.fget(obj)
+        if isinstance(num, int) and isinstance(den, int):
+            return {"fr": [int.__int__(num), int.__int__(den)]}
+    if isinstance(obj, Decimal):
+        return {"dec": Decimal.__str__(obj)}
     if getattr(cls, "__module__", "") == "numpy" and hasattr(obj, "tolist"):
         return _encode(obj.tolist(), ref, active)
     if isinstance(obj, (list, tuple, dict, set, frozenset, deque)):
@@ -79,11 +89,12 @@ def _encode(obj: Any, ref: Callable[[Any], Any], active: set[int]) -> Any:
             if len(items) > MAX_ITEMS:
                 raise WireError("returned iterator is too long")
         return {"it": items}
-    return {"ref": [ref(obj), cls.__name__]}
+    return ref(obj)
 
 
 def dumps(obj: Any, ref: Callable[[Any], Any] | None = None) -> Any:
-    """JSON-ready form of ``obj``; ``ref(obj)`` names what is not plain data (default: refuse)."""
+    """JSON-ready form of ``obj``; ``ref(obj)`` returns the tagged reference (``{"ref": ...}`` or
+    ``{"jref": ...}``) for what is not plain data (default: refuse)."""
     def refuse(value: Any) -> Any:
         raise WireError(f"a {type(value).__name__} is not plain data")
 
@@ -112,23 +123,34 @@ def _decode(value: Any, ref: Callable[[Any], Any]) -> Any:
         return bytearray(data) if tag == "ba" else data
     if tag == "c" and isinstance(body, list) and len(body) == 2 and all(isinstance(x, (int, float)) for x in body):
         return complex(body[0], body[1])
-    if tag in ("ref", "exc", "mod"):
+    if tag == "fr" and isinstance(body, list) and len(body) == 2 and all(type(x) is int for x in body):
+        return Fraction(body[0], body[1])
+    if tag == "dec" and isinstance(body, str) and len(body) < 1 << 16:
+        try:
+            return Decimal(body)
+        except InvalidOperation:
+            raise WireError("malformed decimal") from None
+    if tag in ("ref", "jref", "exc", "mod"):
         return ref({tag: body})
     raise WireError(f"unknown tag {tag!r}")
 
 
 def loads(value: Any, ref: Callable[[dict], Any]) -> Any:
     """Decode :func:`dumps` output (already parsed JSON) into base types; ``ref`` builds the
-    local stand-in for a ``ref``/``exc``/``mod`` entry. Raises :class:`WireError` on anything else."""
+    local stand-in for a ``ref``/``jref``/``exc``/``mod`` entry. Raises :class:`WireError` on
+    anything else."""
     try:
         return _decode(value, ref)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise WireError(str(exc)) from None
 
 
-def read_message(fd: int, buffer: bytearray, limit: int) -> dict | None:
-    """Next JSON-object line from ``fd`` (None at end of file). Raises WireError past ``limit``."""
+def read_message(fd: int, buffer: bytearray, limit: int, deadline: float | None = None) -> dict | None:
+    """Next JSON-object line from ``fd`` (None at end of file). Raises WireError past ``limit``,
+    TimeoutError when nothing complete came by ``deadline`` (a ``time.monotonic()`` value)."""
     import os
+    import select
+    import time
 
     while True:
         end = buffer.find(b"\n")
@@ -144,6 +166,10 @@ def read_message(fd: int, buffer: bytearray, limit: int) -> dict | None:
             return msg
         if len(buffer) > limit:
             raise WireError("message too large")
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError("no reply within the time limit")
         chunk = os.read(fd, 1 << 20)
         if not chunk:
             return None

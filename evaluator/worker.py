@@ -10,7 +10,9 @@ test code (checker cases: the checker's files). Replies go out on stdout as JSON
 This process never reads the code, the test code or expected outputs: they travel as memfds
 straight to the child that needs them, so nothing a later candidate could find in its
 (forked) memory was ever in ours. For ``assert`` tests the judge child is forked before the
-test code's descriptor is closed here and before the candidate child exists.
+test code's descriptor is closed here and before the candidate child exists. Its calls of the
+program each get the case's time limit; it writes a byte to a pipe of ours per call answered, and
+each one extends the block's wall deadline by one limit, up to the cap (:mod:`evaluator.limits`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import sys
 import threading
 import time
 
-from evaluator import harness, jail, sandbox
+from evaluator import harness, jail, limits, sandbox
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -115,19 +117,23 @@ class ForkServer:
 
     def run_case(self, req: dict, fds: dict[str, int]) -> dict:
         timeout = float(req.get("timeout_s") or 6.0)
-        wall_limit = timeout * 1.5 + 0.5
+        kind = req["kind"]
+        # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
+        cap = float(req.get("block_s") or timeout) if kind == "assert" else timeout
         out_cap = int(req.get("output_mb") or 64) << 20
         mem = max(int(req.get("memory_mb") or 2048) << 20, sandbox.vm_size_bytes() + (256 << 20))
-        limits = {"memory_bytes": mem, "cpu_s": timeout, "output_bytes": out_cap,
+        limits = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                   "nproc": int(req.get("nproc") or 256)}
-        kind = req["kind"]
         workdir = self.jail.begin_case()
         procs: dict[str, tuple[int, list[int]]] = {}
+        ticks = None
         start = time.perf_counter()
         try:
             if kind == "assert":
                 c2j_r, c2j_w = os.pipe()
                 j2c_r, j2c_w = os.pipe()
+                ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+                os.set_blocking(tick_w, True)
                 jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report")]
                 test_fd = fds.pop("test")
 
@@ -135,12 +141,15 @@ class ForkServer:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
                     from evaluator import judge as judge_mod
 
-                    judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"))
+                    judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
+                                  call_limit_s=timeout, tick_fd=7)
 
-                procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w], judge, limits), jfds)
+                procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w, tick_w], judge, limits), jfds)
                 os.close(test_fd)
+                os.close(tick_w)
                 cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-                procs["candidate"] = (self._spawn(cfds, lambda: harness.serve(req, _take_text(3), 4, 5), limits), cfds[:3])
+                serve = lambda: harness.serve(req, _take_text(3), 4, 5, call_limit_s=timeout, cap_s=cap)  # noqa: E731
+                procs["candidate"] = (self._spawn(cfds, serve, limits), cfds[:3])
                 for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
                     os.close(fd)
             else:
@@ -152,13 +161,16 @@ class ForkServer:
                 procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(4), 3), limits), cfds[:4])
                 os.close(cfds[4])
             self.send({"pid": procs["candidate"][0]})
-            results = self._wait(procs, wall_limit)
+            results = self._wait(procs, timeout, cap, ticks)
         finally:
             for fd in fds.values():
                 os.close(fd)
+            if ticks is not None:
+                os.close(ticks)
             self.jail.end_case()
         wall = time.perf_counter() - start
-        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": timeout}
+        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": timeout,
+               "cpu_cap_s": cap}
         for name, (pid, pfds) in procs.items():
             status, usage, timed_out = results[name]
             stdout, out_size = _read_fd(pfds[1], out_cap + 1)
@@ -182,19 +194,33 @@ class ForkServer:
         out["leftovers"] = sandbox.reap_children()
         return out
 
-    def _wait(self, procs: dict[str, tuple[int, list[int]]], wall_limit: float) -> dict:
+    def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float,
+              ticks: int | None) -> dict:
         """Wait for the judge (or the lone candidate) within the wall limit, then end every
-        child. A PID namespace dies with its first process, so killing it leaves nothing."""
+        child. A PID namespace dies with its first process, so killing it leaves nothing.
+        An assert block's judge writes a byte to ``ticks`` per call it made: each one buys the
+        block another wall limit, up to the cap (:func:`evaluator.limits.block_deadline`)."""
         main = "judge" if "judge" in procs else "candidate"
         pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
-        deadline = time.monotonic() + wall_limit
+        start, calls, ticking = time.monotonic(), 0, ticks is not None
         timed_out = False
         try:
             while True:
+                deadline = (limits.block_deadline(start, limit, calls, cap) if ticks is not None
+                            else start + limits.wall_limit(limit))
                 left = deadline - time.monotonic()
-                ready, _, _ = select.select([pidfds[main]], [], [], max(0.0, left))
-                if ready:
+                watch = [pidfds[main]] + ([ticks] if ticking else [])
+                ready, _, _ = select.select(watch, [], [], max(0.0, left))
+                if pidfds[main] in ready:
                     break
+                if ticking and ticks in ready:
+                    try:
+                        got = len(os.read(ticks, 1 << 16))
+                    except BlockingIOError:
+                        got = -1
+                    calls += max(got, 0)
+                    ticking = got != 0  # end of file: the judge is gone, its pidfd follows
+                    continue
                 if left <= 0:
                     timed_out = True
                     break
@@ -243,6 +269,11 @@ def main() -> None:
     if server.jail.degraded:
         print(f"microcoder-eval: WARNING sandbox degraded ({server.jail.level}): no private "
               "filesystem or process view on this machine", file=sys.stderr)
+    hidden = server.jail.hidden_installation
+    if hidden:
+        print(f"microcoder-eval: WARNING without a mount namespace the sandbox uid cannot reach "
+              f"{', '.join(hidden)} (a parent directory others may not search): programs cannot "
+              "import from there", file=sys.stderr)
     server.send({"hello": True, "isolation": server.jail.level, "host_pids": server.jail.pidns_fd is None,
                  "base": server.jail.base})
     while True:

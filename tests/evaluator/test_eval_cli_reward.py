@@ -46,6 +46,8 @@ def test_cli_version_and_doctor():
     doc = subprocess.run([sys.executable, "-m", "evaluator.cli", "doctor"], capture_output=True, text=True, timeout=60)
     info = json.loads(doc.stdout)
     assert "rlimits" in info["isolation"] and info["version"]
+    module = subprocess.run([sys.executable, "-m", "evaluator", "--version"], capture_output=True, text=True, timeout=60)
+    assert module.returncode == 0 and "isolation:" in module.stdout  # `python -m evaluator` is the same command
 
 
 def test_extract_last_python_block():

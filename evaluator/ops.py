@@ -1,0 +1,94 @@
+"""The operations one side of an ``assert`` test asks of an object the other side owns (call,
+attribute, item, ``len``, iteration, comparison, hash, text), answered here for both sides.
+
+Why one place: the judge asks them of the program's objects (:class:`evaluator.judge.Remote`),
+and the program asks them of the test's own objects (a callback, a ``key=``, an object of a
+class the test defines; :class:`evaluator.peer.JudgeProxy`). The judge's side is ``guarded``:
+the program may only use what the test handed it, through public names, and never reaches the
+judge's frames, code or modules (which would let it write the judge's report itself).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from evaluator import wire
+
+PLAIN_RESULT = {"len": int, "str": str, "repr": str, "bool": bool, "hash": int}
+_COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+            "contains": operator.contains}
+
+
+def error(exc: BaseException) -> dict:
+    """An exception as data: its type name, message and nearest built-in base class."""
+    try:
+        info = {"type": type(exc).__name__, "msg": str(exc)[:300]}
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        info = {"type": "Exception", "msg": ""}
+    info["base"] = wire.exception_base(type(exc))
+    return info
+
+
+def _name(request: dict, guarded: bool) -> str:
+    name = request.get("n")
+    if not isinstance(name, str) or (guarded and name.startswith("_")):
+        raise AttributeError(f"no attribute {name!r} may be used across the boundary")
+    return name
+
+
+def answer(request: dict, resolve: Callable[[Any], Any], encode: Callable[[Any], Any], *,
+           guarded: bool = False) -> dict:
+    """Perform one request on the object it names; the reply holds the result (``r``) or the
+    exception (``x``). ``resolve`` decodes wire values, ``encode`` encodes the result.
+    Only an ``Exception`` becomes a reply: anything else (the peer is gone) propagates."""
+    catch = Exception if guarded else BaseException
+    try:
+        op = request.get("op")
+        target = resolve(request.get("o"))
+        if op == "call":
+            args = resolve(request.get("a") or [])
+            kwargs = resolve(request.get("k") or {"d": []})
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise TypeError("malformed call")
+            result = target(*args, **kwargs)
+            after = [encode_arg(a, encode) for a in args]
+            return {"r": encode(result), "args": after}
+        if op == "getattr":
+            return {"r": encode(getattr(target, _name(request, guarded)))}
+        if op == "setattr":
+            setattr(target, _name(request, guarded), resolve(request.get("v")))
+            return {"r": None}
+        if op == "getitem":
+            return {"r": encode(target[resolve(request.get("i"))])}
+        if op == "setitem":
+            target[resolve(request.get("i"))] = resolve(request.get("v"))
+            return {"r": None}
+        if op in _COMPARE:
+            return {"r": encode(_COMPARE[op](target, resolve(request.get("v"))))}
+        if op == "len":
+            return {"r": len(target)}
+        if op == "hash":
+            return {"r": hash(target)}
+        if op == "iter":
+            return {"r": encode(iter(target))}
+        if op in ("str", "repr"):
+            return {"r": (str if op == "str" else repr)(target)}
+        if op == "bool":
+            return {"r": bool(target)}
+        raise ValueError(f"unknown request {op!r}")
+    except catch as exc:  # the asking side re-raises it as its own
+        return {"x": error(exc)}
+
+
+def encode_arg(arg: Any, encode: Callable[[Any], Any]) -> Any:
+    """A mutable argument's state after a call, so the caller can see in-place changes."""
+    return encode(arg) if isinstance(arg, (list, dict, set, bytearray)) else None
+
+
+def check_plain(op: str, value: Any) -> Any:
+    """A ``len``/``str``/``repr``/``bool``/``hash`` reply must be of the type Python requires."""
+    want = PLAIN_RESULT[op]
+    if type(value) is not want or (op == "len" and value < 0):
+        raise TypeError(f"{op}() of an object across the boundary returned a {type(value).__name__}")
+    return value

@@ -1,0 +1,89 @@
+"""Limits per call in ``assert`` tests (issue 26.2): each call of the program gets the test's time
+limit, the block a budget of one limit per call made (capped by the wall budget), a call that
+loops fails in about one limit, and the result says how long the calls took."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evaluator import compute_score, evaluate
+from evaluator.limits import block_cap, block_deadline, call_cpu_limit, wall_limit
+
+BUSY = ("import time\n"
+        "def f(x, spend=0.15):\n"
+        "    t = time.process_time()\n"
+        "    while time.process_time() - t < spend:\n"
+        "        pass\n"
+        "    return x * 2\n")
+
+
+def _block(n: int) -> dict:
+    """LeetCode's shape: a ``check(candidate)`` body of ``n`` asserts."""
+    body = "".join(f"    assert candidate({i}) == {2 * i}\n" for i in range(n))
+    return {"kind": "assert", "fn_name": "f", "assert_code": "def check(candidate):\n" + body}
+
+
+def test_a_block_of_calls_gets_one_limit_per_call():
+    """Twelve calls of 0.15 s CPU each: 1.8 s in all, each well under the 1 s limit."""
+    res = evaluate(BUSY, _block(12), timeout_s=1)
+    assert res["passed"], res
+    case = res["cases"][0]
+    assert case["calls"] == 12
+    assert 0.1 < case["time_per_call_s"] < 1.0, case
+    assert case["cpu_s"] > 1.0  # more than one limit in all: the old single limit failed it
+
+
+def test_time_per_call_is_in_the_cli_and_reward_results():
+    score = compute_score("x", f"```python\n{BUSY}```", _block(3), timeout_s=2)
+    assert score["score"] == 1.0, score
+    res = evaluate("def f(x):\n    return 2 * x\n", _block(5), timeout_s=2)
+    assert res["cases"][0]["calls"] == 5 and res["cases"][0]["time_per_call_s"] >= 0
+
+
+LOOPING = {
+    "spins": "def f(x):\n    if x == 2:\n        while True:\n            pass\n    return 2 * x\n",
+    "sleeps": "import time\ndef f(x):\n    if x == 2:\n        time.sleep(60)\n    return 2 * x\n",
+    "lifts_its_cpu_limit": ("import resource\ndef f(x):\n    if x == 2:\n"
+                            "        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]\n"
+                            "        resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))\n"
+                            "        while True:\n            pass\n    return 2 * x\n"),
+    "swallowed_by_the_test": "def f(x):\n    while True:\n        pass\n",
+}
+
+
+@pytest.mark.parametrize("name", list(LOOPING))
+def test_a_looping_call_fails_in_about_one_limit(name):
+    tests = _block(30)
+    if name == "swallowed_by_the_test":  # the test catches everything: the call still timed out
+        tests = {"kind": "assert", "fn_name": "f", "assert_code": "try:\n    f(1)\nexcept BaseException:\n    pass\n"}
+    start = time.monotonic()
+    res = evaluate(LOOPING[name], tests, timeout_s=1)
+    took = time.monotonic() - start
+    assert res["verdict"] == "time_limit", res
+    assert took < wall_limit(1) + 2.5, took  # one call's limit, not the block's 30
+
+
+def test_a_block_is_capped_by_the_wall_budget():
+    """Each call is under the limit, but the calls together outrun the caller's wall budget."""
+    start = time.monotonic()
+    res = evaluate(BUSY.replace("spend=0.15", "spend=0.4"), _block(40), timeout_s=1, wall_budget_s=3)
+    assert res["verdict"] == "time_limit", res
+    assert time.monotonic() - start < 3 + 3
+
+
+def test_test_code_that_loops_without_calls_fails_in_about_one_limit():
+    start = time.monotonic()
+    res = evaluate("def f(x):\n    return x\n", {"kind": "assert", "assert_code": "while True:\n    pass\n"}, timeout_s=1)
+    assert res["verdict"] == "time_limit", res
+    assert time.monotonic() - start < wall_limit(1) + 2.5
+
+
+def test_limit_arithmetic():
+    assert block_cap(6, None) == 600 and block_cap(6, 60) == 60 and block_cap(6, 2) == 2
+    assert block_deadline(0, 1, 0, 100) == wall_limit(1)
+    assert block_deadline(0, 1, 9, 100) == 10 * wall_limit(1)
+    assert block_deadline(0, 1, 10**6, 100) == wall_limit(100)
+    assert call_cpu_limit(0.0, 6, 600) == 6 and call_cpu_limit(10.2, 6, 600) == 17
+    assert call_cpu_limit(598.0, 6, 600) == 600
