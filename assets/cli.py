@@ -36,6 +36,7 @@ from assets.progress import (
     read_events,
     summary,
 )
+from assets.settings import env_name
 from pipeline.paths import data_root
 
 PARTITION_TAG = "dagster/partition"
@@ -51,9 +52,27 @@ def _instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-def sample_run_config(sample: int) -> dict:
+def difficulty_backend() -> str:
+    """The faster backend for the main job's difficulty sample, end to end on 2 cores with start-up
+    (``benchmarks/bench_difficulty.py``: vLLM's CPU build 54 s, transformers 114 s for 8 problems
+    x 4 samples x 256 tokens), where vLLM can start; transformers elsewhere."""
+    from pipeline.samplers.vllm_backend import vllm_available
+
+    return "vllm" if vllm_available() else "transformers"
+
+
+def sample_run_config(sample: int, backend: str | None = None) -> dict:
     """The model-driven stages on a small sample: what the embedded CPU model can do in minutes."""
-    return {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
+    config: dict = {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
+    if backend:
+        config["resources"] = {"sampler": {"config": {"backend": backend}}}
+    return config
+
+
+def translate_run_config(statements: int) -> dict:
+    """Translation on a sample: the CPU model translates ``statements`` per source, the rest are
+    rejected with ``needs_translation`` (translating is a batched pass per language, minutes on a CPU)."""
+    return {"resources": {"translation": {"config": {"max_statements": statements}}}}
 
 
 def resolve_job(name: str) -> dg.JobDefinition:
@@ -177,7 +196,7 @@ def _live_block(tasks: list[Task], jobs: int, now: float) -> list[str]:
 
 def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8,
              from_failure: bool = False, jobs: int | None = None, verbose: bool = False,
-             stream: TextIO | None = None) -> int:
+             stream: TextIO | None = None, translate: int | None = None) -> int:
     """Every source partition (``jobs`` at once, each its own run), then the dataset and training jobs.
 
     With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
@@ -202,9 +221,12 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     loggers = {} if verbose else {"loggers": QUIET_LOGGERS}
     if not verbose:  # the workers inherit it: no download bars from `datasets` between the lines
         os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
-    phases = [[("ingest_job", key, {}) for key in partitions]]
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' "Loading weights" bars
+    phases = [[("ingest_job", key, translate_run_config(translate) if translate is not None else {}) for key in partitions]]
     if downstream:
-        phases.append([("dataset_job", None, sample_run_config(sample))])
+        # a backend set in the environment stands; else the one measured faster for the sample
+        backend = None if env_name("sampler", "backend") in os.environ else difficulty_backend()
+        phases.append([("dataset_job", None, sample_run_config(sample, backend))])
         if training:
             # verl's and Ray's output: in the run's train.log, or here too with --verbose
             phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])
@@ -264,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ingest-only", action="store_true", help="stop after Collect and Process")
     run.add_argument("--no-training", action="store_true", help="stop after the released dataset")
     run.add_argument("--sample", type=int, default=8, help="problems the model scores for difficulty (default 8)")
+    run.add_argument("--translate", type=int, default=None,
+                     help="non-English statements the model translates per source; the rest are rejected as "
+                          "needs_translation (default: the translation resource's max_statements, 2)")
     run.add_argument("--from-failure", action="store_true",
                      help="skip what last succeeded; re-execute failed runs from their failed step")
     run.add_argument("--jobs", "-j", type=int, default=None,
@@ -273,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         sources = [s for s in (args.sources or "").split(",") if s] or None
         return run_main(sources, downstream=not args.ingest_only, training=not args.no_training, sample=args.sample,
-                        from_failure=args.from_failure, jobs=args.jobs, verbose=args.verbose)
+                        from_failure=args.from_failure, jobs=args.jobs, verbose=args.verbose,
+                        translate=args.translate)
     return 2
 
 

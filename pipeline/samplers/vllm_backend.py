@@ -108,6 +108,14 @@ def vllm_python(python: str | None = None) -> str | None:
     return str(default) if default.exists() else None
 
 
+def vllm_available(python: str | None = None) -> bool:
+    """Whether the ``vllm`` backend can start here: vLLM in this interpreter or a vLLM environment."""
+    if python is None and importlib.util.find_spec("vllm") is not None:
+        return True
+    interpreter = vllm_python(python)
+    return interpreter is not None and Path(interpreter).exists()
+
+
 class Engine(Protocol):
     """What the sampler needs of an engine: sample, and release."""
 

@@ -192,3 +192,21 @@ def test_training_steps_and_their_learning_signal_reach_the_report():
     assert "no learning signal: reward 0 on all 8 samples (every step" in line and "held-out pass@1 0.250" in line
     outputs = outputs_table([report], "/tmp/home")
     assert outputs["training"].endswith(f"/runs/{result.run_id}") and outputs["train log"].startswith("/data/runs/r1/train.log")
+
+
+def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
+    """The samples the main job passes (difficulty backend, translation cap) are config its jobs accept."""
+    from assets.cli import difficulty_backend, main, resolve_job, sample_run_config, translate_run_config
+    from pipeline.samplers import vllm_backend
+
+    for job, config in (("dataset_job", sample_run_config(8, "vllm")), ("ingest_job", translate_run_config(1))):
+        assert dg.validate_run_config(resolve_job(job), config), job
+    assert sample_run_config(8)["ops"]["difficulty_scores"]["config"]["sample_size"] == 8
+    assert "resources" not in sample_run_config(8)
+    monkeypatch.setattr(vllm_backend, "vllm_available", lambda python=None: False)
+    assert difficulty_backend() == "transformers"
+    monkeypatch.setattr(vllm_backend, "vllm_available", lambda python=None: True)
+    assert difficulty_backend() == "vllm"
+    seen = {}
+    monkeypatch.setattr("assets.cli.run_main", lambda *a, **kw: seen.update(kw) or 0)
+    assert main(["run", "--translate", "3", "--no-training"]) == 0 and seen["translate"] == 3

@@ -132,7 +132,7 @@ def test_profiles_give_one_set_of_defaults():
     paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), preset("microcoder-grpo")
     assert paper.algorithm == algo  # the paper profile is the preset as the paper gives it
     assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
-            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 8)
+            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 4)
     assert demo.algorithm.clip_high == algo.clip_high
     assert algorithm_for("grpo", samples_per_query=6) == preset("grpo").replace(
         **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})

@@ -37,7 +37,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                       "train_batch_size": 2, "ppo_mini_batch_size": 2, "mask_repeat_window": 16,
                       "temperature_candidates": (0.7, 0.9, 1.1), "probe_prompts": 2, "target_diversity": 0.8,
                       "diversity_window": 2, "min_stage_steps": 2},
-        "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 8},
+        "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 4},
     },
 }
 
