@@ -80,6 +80,49 @@ def s3_server():
         proc.wait(timeout=20)
 
 
+TRAIN_PY = Path(__file__).resolve().parents[1] / ".venv-train" / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def cpu_model_path() -> str:
+    """The embedded SmolLM2 as a Hugging Face folder, converted once by ``.venv-train``'s Python."""
+    import subprocess
+
+    if not TRAIN_PY.exists():
+        pytest.skip(".venv-train is absent: run scripts/setup-train.sh")
+    proc = subprocess.run([str(TRAIN_PY), "-c", "from pipeline.samplers.default_model import default_model_path; "
+                           "print(default_model_path())"], cwd=TRAIN_PY.parents[2], capture_output=True, text=True,
+                          timeout=900)
+    if proc.returncode != 0:
+        pytest.skip(f"default model unavailable: {proc.stderr[-500:]}")
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def humaneval_verl_rows(shared_data) -> Callable[[int], list[dict]]:
+    """``rows(n)``: the first ``n`` shared HumanEval problems as verl rows (prompt, reward_model, extra_info)."""
+    import json
+
+    def rows(n: int) -> list[dict]:
+        out = []
+        with gzip.open(shared_data / "humaneval" / "HumanEval.jsonl.gz", "rt") as fh:
+            for line in fh:
+                r = json.loads(line)
+                tests = {"kind": "assert", "fn_name": r["entry_point"], "cases": [],
+                         "assert_code": f"{r['test']}\ncheck({r['entry_point']})\n", "checker": None,
+                         "time_limit_s": 5.0, "memory_limit_mb": None}
+                out.append({"prompt": [{"role": "user", "content": "Complete this Python function. Answer with one "
+                                        "```python code block.\n\n" + r["prompt"]}],
+                            "data_source": "humaneval", "ability": "code",
+                            "reward_model": {"style": "rule", "ground_truth": json.dumps(tests)},
+                            "extra_info": {"index": len(out), "problem_id": r["task_id"]}})
+                if len(out) == n:
+                    break
+        return out
+
+    return rows
+
+
 SLOW_DIRS = ("e2e", "ui")  # the real Dagster graph, verl launches and a browser: minutes, not seconds
 
 

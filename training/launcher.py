@@ -104,6 +104,34 @@ def output_to(path: Path | None):
                 os.close(fd)
 
 
+class Console:
+    """This process's stdout and stderr as they were at start (dups of file descriptors 1 and 2):
+    what must still reach the terminal, or the Ray job's log that dagster-ray reads Pipes messages
+    from, while :func:`output_to` sends descriptors 1 and 2 to ``train.log``."""
+
+    def __init__(self) -> None:
+        self.out = os.fdopen(os.dup(1), "w", buffering=1)
+        self.err = os.fdopen(os.dup(2), "w", buffering=1)
+
+    def message_writer(self) -> Any:
+        """Pipes' default writer, with its stdout/stderr channel on this console (a file channel as is)."""
+        from dagster_pipes import PipesDefaultMessageWriter, PipesStreamMessageWriterChannel
+
+        console = self
+
+        class ConsoleMessageWriter(PipesDefaultMessageWriter):
+            @contextlib.contextmanager
+            def open(self, params):  # dagster_pipes.PipesMessageWriter.open
+                stream = params.get(self.STDIO_KEY)
+                if stream in (self.STDOUT, self.STDERR):
+                    yield PipesStreamMessageWriterChannel(console.out if stream == self.STDOUT else console.err)
+                    return
+                with super().open(params) as channel:
+                    yield channel
+
+        return ConsoleMessageWriter()
+
+
 def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
     """Start Ray (CPU: declared GPUs, as verl's pools ask for them) and run verl's PPO driver."""
     import ray
@@ -277,7 +305,7 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
 def _main_pipes() -> int:
     from dagster_pipes import open_dagster_pipes
 
-    with open_dagster_pipes() as pipes:
+    with open_dagster_pipes(message_writer=Console().message_writer()) as pipes:
         cfg = TrainingConfig.from_dict(pipes.get_extra("config"))
         lines = StepLines(cfg.steps)
 
@@ -307,18 +335,17 @@ def main(argv: list[str] | None = None) -> int:
         return _main_pipes()
     data = json.loads(args.config_json) if args.config_json else json.loads(Path(args.config).read_text())
     cfg = TrainingConfig.from_dict(data)
-    console = os.fdopen(os.dup(1), "w", buffering=1)  # stays the terminal while verl's output goes to train.log
+    console = Console()  # stays the terminal while verl's output goes to train.log
     lines = StepLines(cfg.steps)
 
     def emit(msg: dict) -> None:
-        print("MICROCODER " + json.dumps(msg), file=console, flush=True)
+        print("MICROCODER " + json.dumps(msg), file=console.out, flush=True)
         if msg["type"] == "step":
-            print(lines(msg), file=sys.stderr if cfg.console_output else console, flush=True)
+            print(lines(msg), file=console.err if cfg.console_output else console.out, flush=True)
 
     summary = train(cfg, emit)
     if summary["train_log"]:
-        print(f"verl's and Ray's output: {summary['train_log']}", file=console, flush=True)
-    console.close()
+        print(f"verl's and Ray's output: {summary['train_log']}", file=console.out, flush=True)
     return 0
 
 

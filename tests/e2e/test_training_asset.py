@@ -1,45 +1,167 @@
-"""Materialize ``grpo_training_run`` for real: verl on CPU for 2 steps, launched through Pipes."""
+"""verl on CPU, launched as few times as the assertions need: the ``grpo_training_run`` asset through
+Pipes (2 MicroCoder-GRPO steps, traced), then the standalone launcher resuming that run for a
+third step. Every verl launch costs minutes of start-up, so one run carries the asset's metadata,
+the step lines, ``train.log``, T(D)'s probe and the truncation mask's trace.
+"""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+TRAIN_PY = ROOT / ".venv-train" / "bin" / "python"
+PARITY_REWARD = ROOT / "tests" / "training" / "parity_reward.py"
 pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.timeout(2400),  # builds the dataset (shared fixture), then 2 verl steps on CPU
+    pytest.mark.timeout(2400),  # builds the dataset (shared fixture), then verl on CPU twice
     pytest.mark.train,
-    pytest.mark.skipif(not (ROOT / ".venv-train" / "bin" / "python").exists(), reason="run scripts/setup-train.sh"),
+    pytest.mark.skipif(not TRAIN_PY.exists(), reason="run scripts/setup-train.sh"),
 ]
+MAX_LEN, RHO, SEED = 32, 0.7, 3
 
 
 @pytest.fixture(scope="module")
-def trained(built):
+def trained(built, cpu_model_path, humaneval_verl_rows, tmp_path_factory):
+    """2 steps at the diversity-determined temperature T(D) (a probe of 3 candidates before step 1,
+    none of them verl's configured 1.2, so rollout and trainer must both follow the choice), with
+    the mask traced. The reward is a hash parity (tests/training/parity_reward.py) so groups have
+    non-zero advantages to mask or keep: SmolLM2 solves nothing in 32 tokens."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from assets.definitions import defs
 
-    root, dataset_result = built
+    _, dataset_result = built
     assert dataset_result.success
-    run_config = {"ops": {"grpo_training_run": {"config": {
-        "steps": 2, "eval_attempts": 1,
-        "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2, "max_prompt_length": 512,
-                      "max_response_length": 48, "temperature_schedule": {"1": 1.2, "2": 1.0}},
-    }}}}
+    work = tmp_path_factory.mktemp("verl")
+    rows = humaneval_verl_rows(4)
+    pq.write_table(pa.Table.from_pylist(rows[:2]), work / "train.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[2:]), work / "test.parquet")
+    config = {"model_path": cpu_model_path, "train_files": [str(work / "train.parquet")],
+              "val_files": [str(work / "test.parquet")], "output_dir": str(work / "run"),
+              "steps": 2, "eval_attempts": 2, "seed": SEED, "trace_masking": True,
+              "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 4,
+                            "max_prompt_length": 256, "max_response_length": MAX_LEN,
+                            "temperature_candidates": [0.7, 0.9, 1.1], "probe_prompts": 2, "target_diversity": 0.8,
+                            "max_fluctuation": 0.15, "mask_repeat_window": 8, "mask_rho": RHO},
+              "extra_overrides": [f"reward.custom_reward_function.path={PARITY_REWARD}"]}
     # The dataset's manifest is read through the IO manager (files under MICROCODER_DATA).
-    result = defs.resolve_job_def("training_job").execute_in_process(run_config=run_config)
-    return root, result
-
-
-def test_training_asset_materializes_with_step_metrics(trained):
-    _, result = trained
+    instance = dg.DagsterInstance.ephemeral()
+    result = defs.resolve_job_def("training_job").execute_in_process(
+        run_config={"ops": {"grpo_training_run": {"config": config}}}, instance=instance)
     assert result.success
     [event] = result.asset_materializations_for_node("grpo_training_run")
-    metadata = event.metadata
-    assert metadata["steps"].value == 2
-    steps = metadata["metrics_per_step"].value
-    assert [s["step"] for s in steps] == [1, 2]
-    for step in steps:
-        assert "microcoder/diversity" in step["metrics"] and "microcoder/masked_count" in step["metrics"]
-        assert step["metrics"]["microcoder/temperature"] == (1.2 if step["step"] == 1 else 1.0)
-    assert {"curve_reward", "curve_accuracy", "curve_response_length", "curve_diversity"} <= set(metadata)
+    return {"work": work, "rows": rows, "config": config,
+            "log": [e.user_message for e in instance.all_logs(result.run_id)],
+            "meta": {k: v.value for k, v in event.metadata.items()}}
+
+
+def test_the_asset_streams_steps_and_reports_the_run(trained):
+    meta, work = trained["meta"], trained["work"]
+    steps = meta["metrics_per_step"]
+    assert meta["steps"] == 2 and [s["step"] for s in steps] == [1, 2]
+    for s in steps:
+        m = s["metrics"]
+        for key in ("critic/score/mean", "response_length/mean", "actor/pg_clipfrac", "microcoder/diversity",
+                    "microcoder/masked_count", "microcoder/truncation_rate", "timing_s/gen", "timing_s/update_actor",
+                    "microcoder/samples", "microcoder/signal_samples"):
+            assert key in m, key
+        assert 0.0 < m["microcoder/diversity"] <= 1.0
+        assert m["training/rollout_probs_diff_max"] < 1e-3  # rollout (sampling T) and trainer (log-prob T) agree
+    assert {"curve_reward", "curve_accuracy", "curve_response_length", "curve_diversity"} <= set(meta)
+    assert "train_source" not in meta  # explicit train_files: no demo data
+    # the parity reward splits groups: a learning signal, and the summary says so
+    assert meta["learning_signal"].startswith("learning signal in")
+    # verl's and Ray's output went to the run's train.log, not to Dagster's log
+    assert meta["train_log"] == str(work / "run" / "train.log")
+    assert "step:1 - " in Path(meta["train_log"]).read_text()  # verl's console logger
+    for step in (1, 2):  # the launcher's step line, through Pipes into the run's log
+        assert any(f"step {step}/2: reward" in line for line in trained["log"]), trained["log"][-20:]
+    assert not any("step:1 - " in line for line in trained["log"])  # verl's own lines stay in train.log
+    evaluation = json.loads(Path(meta["eval_url"]).read_text())  # pass@1 over 2 samples per held-out problem
+    assert evaluation["attempts"] == 2 and evaluation["problems"] == 2 and evaluation["pass@1"] == meta["eval_pass@1"]
+    assert evaluation["pass@1"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # (k/2 + j/2) / 2: no partial credit
+    assert set(evaluation["sources"]) == {"humaneval"}
+    checkpoint = Path(meta["checkpoint"])
+    assert checkpoint.exists() and not (checkpoint / "transfer_queue").exists()  # sync: no in-flight prompts saved
+
+
+def test_temperature_is_chosen_by_the_diversity_probe(trained):
+    from training.verl_ext.temperature_metrics import temperature_report
+
+    meta = trained["meta"]
+    steps = meta["metrics_per_step"]
+    probe = temperature_report(steps)
+    assert [p["temperature"] for p in probe["probe"]] == [0.7, 0.9, 1.1]
+    for p in probe["probe"]:
+        assert 0.0 < p["diversity"] <= 1.0 and p["spread"] >= 0.0
+    qualified = [p["temperature"] for p in probe["probe"] if p["diversity"] >= 0.8 and p["spread"] <= 0.15]
+    bounded = [p for p in probe["probe"] if p["spread"] <= 0.15] or probe["probe"]
+    fallback = max(bounded, key=lambda p: (p["diversity"], -p["temperature"]))["temperature"]
+    assert probe["chosen"] == (qualified[0] if qualified else fallback)  # the paper's rule, from the table
+    assert probe["switches"] == []  # min_stage_steps 2: no switch within 2 steps
+    assert meta["temperature_rule"] == "diversity" and meta["temperature_chosen"] == probe["chosen"]
+    for s in steps:
+        assert s["metrics"]["microcoder/temperature"] == pytest.approx(probe["chosen"])
+
+
+def test_masked_samples_reach_the_loss_with_advantage_zero(trained):
+    """The truncation mask traced from the trainer's decision to the actor's loss: every sample drawn
+    for masking (eligible: |o| = L_max, incorrect, no repeat) arrives at the loss with advantage
+    exactly 0, every other sample with its own GRPO advantage."""
+    from training.grpo.truncation_mask import uniform_draws
+    from training.verl_ext.trace import read
+
+    trace = trained["work"] / "run" / "trace"
+    decided, received = read(trace, "trainer"), read(trace, "loss")
+    problems = {r["extra_info"]["problem_id"] for r in trained["rows"][:2]}
+    assert len(decided) == 2 * 2 * 4
+    for step in (1, 2):
+        keys = sorted(r["key"] for r in decided if r["step"] == step)
+        assert keys == sorted(f"{p}#{k}" for p in problems for k in range(4))  # (problem id, sample index)
+    for r in decided:  # the draw is the pure function of (seed, step, problem id, sample index)
+        assert r["u"] == pytest.approx(float(uniform_draws(SEED, r["step"], [r["key"]])[0]), abs=0)
+        assert r["masked"] == (r["eligible"] and r["u"] < RHO)
+        if r["eligible"]:
+            assert r["length"] == MAX_LEN and r["reward"] < 1.0
+    hit = [r for r in decided if r["masked"] and r["adv_before"] != 0.0]
+    kept = [r for r in decided if not r["masked"] and r["adv_before"] != 0.0]
+    assert hit and kept, decided  # a masked sample that had a signal, and samples that keep theirs
+    for r in decided:
+        at_loss = [x for x in received
+                   if x["length"] == r["length"] and abs(x["old_logprob_sum"] - r["old_logprob_sum"]) < 1e-3]
+        assert at_loss, r
+        for x in at_loss:
+            assert x["adv_min"] == x["adv_max"]  # one advantage over the whole response
+            if r["masked"]:
+                assert x["adv_max"] == 0.0, (r, x)
+            else:
+                assert x["adv_max"] == pytest.approx(r["adv_before"], abs=1e-6), (r, x)
+
+
+def test_the_standalone_launcher_resumes_the_run(trained):
+    """``python -m training.launcher cfg.json`` on the same output dir with 3 steps: verl resumes from
+    the checkpoint and T(D) goes on at the chosen T with its trend (no second probe); the terminal
+    gets the step line, verl's own output stays in train.log."""
+    from training.verl_ext.temperature_metrics import temperature_report
+
+    work, meta = trained["work"], trained["meta"]
+    chosen = temperature_report(meta["metrics_per_step"])["chosen"]
+    saved = json.loads((Path(meta["checkpoint"]) / "microcoder_temperature.json").read_text())
+    assert saved["temperature"] == pytest.approx(chosen) and [s for s, _ in saved["history"]] == [1, 2]
+    (work / "cfg.json").write_text(json.dumps({**trained["config"], "steps": 3, "trace_masking": False}))
+    proc = subprocess.run([str(TRAIN_PY), "-m", "training.launcher", str(work / "cfg.json")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-5000:])
+    msgs = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("MICROCODER ")]
+    resumed = [m for m in msgs if m["type"] == "step"]
+    assert [s["step"] for s in resumed] == [3] and [m["resumed_from_step"] for m in msgs if m["type"] == "done"] == [2]
+    assert temperature_report(resumed) == {}  # no probe table: the saved choice stands
+    assert resumed[0]["metrics"]["microcoder/temperature"] == pytest.approx(chosen)
+    assert "step 3/3: reward" in proc.stdout and f"{work / 'run' / 'train.log'}" in proc.stdout
+    assert "T(D): resumed from" in (work / "run" / "train.log").read_text()
+    assert "T(D): resumed from" not in proc.stdout + proc.stderr  # verl's output is off the terminal

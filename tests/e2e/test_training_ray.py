@@ -9,7 +9,6 @@ with nothing left alive), one of 2 verl CPU steps whose metrics and checkpoint r
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
@@ -140,35 +139,7 @@ def ray_head():
 
 
 @pytest.fixture(scope="module")
-def model_path() -> str:
-    proc = subprocess.run([str(TRAIN_BIN / "python"), "-c", "from pipeline.samplers.default_model import "
-                           "default_model_path; print(default_model_path())"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=900)
-    if proc.returncode != 0:
-        pytest.skip(f"default model unavailable: {proc.stderr[-500:]}")
-    return proc.stdout.strip().splitlines()[-1]
-
-
-def _verl_rows(shared: Path, n: int) -> list[dict]:
-    rows = []
-    with gzip.open(shared / "humaneval" / "HumanEval.jsonl.gz", "rt") as fh:
-        for line in fh:
-            r = json.loads(line)
-            tests = {"kind": "assert", "fn_name": r["entry_point"], "cases": [],
-                     "assert_code": f"{r['test']}\ncheck({r['entry_point']})\n", "checker": None,
-                     "time_limit_s": 5.0, "memory_limit_mb": None}
-            rows.append({"prompt": [{"role": "user", "content": "Complete this Python function. Answer with one "
-                                     "```python code block.\n\n" + r["prompt"]}],
-                         "data_source": "humaneval", "ability": "code",
-                         "reward_model": {"style": "rule", "ground_truth": json.dumps(tests)},
-                         "extra_info": {"index": len(rows), "problem_id": r["task_id"]}})
-            if len(rows) == n:
-                break
-    return rows
-
-
-@pytest.fixture(scope="module")
-def s3_data(s3_server, shared_data):
+def s3_data(s3_server, humaneval_verl_rows):
     """MICROCODER_DATA on S3 holding the dataset's verl files and microcoder_dataset's manifest
     (what a materialized ``microcoder_dataset`` leaves there)."""
     import fsspec
@@ -178,7 +149,7 @@ def s3_data(s3_server, shared_data):
     bucket, env = s3_server
     root = f"{bucket}/e2e-ray"
     fs = fsspec.filesystem("s3", skip_instance_cache=True)
-    rows = _verl_rows(shared_data, 4)
+    rows = humaneval_verl_rows(4)
     manifest = []
     for split, part in (("train", rows[:2]), ("test", rows[2:])):
         buf = io.BytesIO()
@@ -193,10 +164,12 @@ def s3_data(s3_server, shared_data):
 
 
 def _run_config(model_path: str, steps: int) -> dict:
+    """No train_files: the cpu-demo profile's own data (here the synthetic family, written to S3).
+    A fixed temperature schedule: the diversity rule is covered by tests/e2e/test_training_asset.py."""
     return {"ops": {"grpo_training_run": {"config": {
         "model_path": model_path, "steps": steps, "eval_attempts": 1, "val_max_samples": 2,
         "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2, "max_prompt_length": 256,
-                      "max_response_length": 32},
+                      "max_response_length": 32, "temperature_schedule": {"1": 1.2, "2": 1.0}},
     }}}}
 
 
@@ -211,7 +184,7 @@ _RUNNER = textwrap.dedent("""
 """)
 
 
-def test_cancelled_run_stops_the_ray_job(ray_head, s3_data, model_path, tmp_path):
+def test_cancelled_run_stops_the_ray_job(ray_head, s3_data, cpu_model_path, tmp_path):
     """SIGINT to the run's process is what Dagster's run termination sends; dagster-ray's client
     must stop the Ray job, and the job's verl actors must die with it."""
     from ray.job_submission import JobStatus
@@ -221,7 +194,7 @@ def test_cancelled_run_stops_the_ray_job(ray_head, s3_data, model_path, tmp_path
     client = cluster.jobs()
     before = {j.submission_id for j in client.list_jobs()}
     proc = subprocess.Popen([sys.executable, "-c", _RUNNER, cluster.address, cluster.token,
-                             json.dumps(_run_config(model_path, 50))],
+                             json.dumps(_run_config(cpu_model_path, 50))],
                             cwd=ROOT, env={**os.environ, **env, "MICROCODER_DATA": root},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -251,7 +224,7 @@ def test_cancelled_run_stops_the_ray_job(ray_head, s3_data, model_path, tmp_path
     assert not cluster.alive_actors()
 
 
-def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_head, s3_data, model_path,
+def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_head, s3_data, cpu_model_path,
                                                                            monkeypatch):
     import fsspec
     from ray.job_submission import JobStatus
@@ -262,15 +235,20 @@ def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_h
     root, _ = s3_data
     monkeypatch.setenv("MICROCODER_DATA", root)
     result = defs.resolve_job_def("training_job").execute_in_process(
-        run_config=_run_config(model_path, 2), resources={"ray_cluster": cluster.resource()})
+        run_config=_run_config(cpu_model_path, 2), resources={"ray_cluster": cluster.resource()})
     assert result.success
     [event] = result.asset_materializations_for_node("grpo_training_run")
     meta = {k: v.value for k, v in event.metadata.items()}
     steps = meta["metrics_per_step"]
     assert [s["step"] for s in steps] == [1, 2] and meta["steps"] == 2
     for step in steps:
-        for key in ("critic/score/mean", "response_length/mean", "microcoder/diversity", "timing_s/update_actor"):
+        for key in ("critic/score/mean", "response_length/mean", "microcoder/diversity", "timing_s/update_actor",
+                    "microcoder/masked_count"):
             assert key in step["metrics"], key
+        assert step["metrics"]["microcoder/temperature"] == (1.2 if step["step"] == 1 else 1.0)
+    assert meta["temperature_rule"] == "fixed"
+    assert {"curve_reward", "curve_accuracy", "curve_response_length", "curve_diversity"} <= set(meta)
+    assert meta["train_source"] == "synthetic" and "no released problem" in meta["train_source_why"]
     output = f"{root}/runs/{result.run_id}"
     assert meta["output_url"] == output and meta["checkpoint"] == f"{output}/checkpoints/global_step_2"
     assert meta["ray_address"] == cluster.address
@@ -279,6 +257,8 @@ def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_h
     assert fs.cat(f"{output}/checkpoints/latest_checkpointed_iteration.txt") == b"2"
     assert fs.ls(f"{output}/checkpoints/global_step_2/actor")
     assert [json.loads(line)["step"] for line in fs.cat(f"{output}/metrics.jsonl").decode().splitlines()] == [1, 2]
+    assert fs.exists(f"{output}/data/synthetic-train.parquet")  # the demo data: in the run, not the dataset
+    assert meta["train_log"] == f"{output}/train.log" and b"step:2 - " in fs.cat(meta["train_log"])
     evaluation = json.loads(fs.cat(meta["eval_url"]))
     assert evaluation["attempts"] == 1 and evaluation["pass@1"] == meta["eval_pass@1"]
     assert cluster.jobs().get_job_status(meta["Ray Job ID"]) == JobStatus.SUCCEEDED
