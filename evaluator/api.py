@@ -185,8 +185,8 @@ def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s:
         out["cpu_s"] = round(raw["candidate"]["cpu_s"], 4)
     if raw.get("judge"):
         out.update(_call_times(_message(raw["judge"])))
-        if keep_output and kind in ("stdin", "call"):
-            out["output"] = (raw["candidate"]["stdout"] if kind == "stdin" else _message(raw["candidate"]).get("value")) or ""
+    if keep_output and kind in ("stdin", "call") and "candidate" in raw:
+        out["output"] = (raw["candidate"]["stdout"] if kind == "stdin" else _message(raw["candidate"]).get("value")) or ""
     if verdict is None:
         cmp = _compare()
         if kind == "stdin":
