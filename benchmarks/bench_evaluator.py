@@ -5,6 +5,12 @@
 Runs every reference solution of the shared sets through both, every test (no early stop),
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
 and whether pass/fail agrees program by program. Target: >=3x throughput, <5 ms overhead.
+
+The assert-block table (LeetCode-style ``check(candidate)`` bodies and HumanEval-ET's ~107 asserts
+per task) compares, in the same run, a fresh ``python3`` per test, the judge process (before:
+``lift_asserts=False``) and lifted asserts (after, :mod:`evaluator.lift`), and whether every
+verdict of the two evaluator paths is the same. Target: lifted >= 3x python3.
+The overhead table splits one sandboxed child's cost into its parts (``--parts``).
 """
 
 from __future__ import annotations
@@ -100,6 +106,144 @@ def assert_latency_ms(n: int) -> tuple[float, float]:
     return _latency_ms(run, code + tests["assert_code"], n)
 
 
+_PARTS = r"""
+import json, os, sys, time
+from evaluator import harness, jail, sandbox
+harness.preload()
+j, n = jail.Jail(0), int(sys.argv[1])
+
+def child(body):
+    if body is plain and j.pidns_fd is not None:  # back to our own PID namespace: a bare fork
+        jail._libc.setns(j.pidns_fd, jail.CLONE_NEWPID)
+    pid = j.fork() if body is not plain else os.fork()
+    if pid == 0:
+        try:
+            body()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+def plain():
+    pass
+
+def pidns():
+    pass
+
+def mntns():
+    j.ruleset_fd, j.landlock_abi = None, 0
+    j.enter()
+
+def landlock():
+    j.enter()
+
+def full():
+    sandbox.prepare_child()
+    j.enter()
+    sandbox.set_limits(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
+
+def tmp():
+    j.begin_case()
+    with open(os.path.join(j.workdir, "f"), "w") as fh:
+        fh.write("x")
+    j.end_case()
+
+out = {"level": j.level}
+for name, body in [("fork + reap", plain), ("+ PID namespace", pidns), ("+ mount namespace, /proc, uid", mntns),
+                   ("+ Landlock", landlock), ("+ session, signals, rlimits", full)]:
+    start = time.perf_counter()
+    for _ in range(n):
+        child(body)
+    out[name] = (time.perf_counter() - start) / n * 1000
+start = time.perf_counter()
+for _ in range(n):
+    tmp()
+out["private /tmp reset (one file)"] = (time.perf_counter() - start) / n * 1000
+print(json.dumps(out))
+"""
+
+
+def overhead_parts(n: int) -> None:
+    """One sandboxed child's overhead, part by part, in a process set up like a fork server
+    (the jail entered once); each row adds one wall to the row above it."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run([sys.executable, "-c", _PARTS, str(n)], capture_output=True, text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        print("overhead parts: failed:", proc.stderr.strip()[-300:])
+        return
+    parts = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"\noverhead of one child, by part ({n} children each; {parts.pop('level')}); "
+          "each row adds one wall to the row above")
+    print(f"  {'part':<36}{'ms/child':>9}{'part ms':>9}")
+    before = 0.0
+    for name, ms in parts.items():
+        print(f"  {name:<36}{ms:>9.2f}{(ms - before if name.startswith('+') else ms):>9.2f}")
+        before = ms if name.startswith(("fork", "+")) else before
+
+
+def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
+    """Assert-block workloads: HumanEval-ET (labelled programs that pass it, one per task), LeetCodeDataset's
+    ``check(candidate)`` blocks (test split, reference solutions), HumanEval and MBPP."""
+    import gzip
+    import json
+
+    from pipeline.paths import shared_data_dir
+
+    root = shared_data_dir()
+    out: dict[str, list[dict]] = {}
+    if root is None:
+        return out
+    et: dict[str, dict] = {}
+    with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec.get("tests_extended") and rec.get("label_extended") is True and rec["task_id"] not in et:
+                et[rec["task_id"]] = {"id": rec["id"], "code": rec["code"], "tests": rec["tests_extended"]}
+    out["humaneval-et (labelled)"] = list(et.values())
+    lc = []
+    with gzip.open(root / "leetcode" / "LeetCodeDataset-v0.2.0-test.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            fn = rec["entry_point"].rsplit(".", 1)[-1]
+            lc.append({"id": rec["task_id"], "code": rec["completion"], "tests": {
+                "kind": "assert", "fn_name": fn, "prelude": rec["prompt"],
+                "assert_code": f"{rec['test'].rstrip()}\n\ncheck({rec['entry_point']})\n"}})
+    out["leetcode check(candidate)"] = lc
+    out["humaneval"] = load(["humaneval"])
+    out["mbpp"] = load(["mbpp"])
+    return {name: items[:limit] if limit else items for name, items in out.items()}
+
+
+def assert_table(limit: int | None, workers: int, timeout: float) -> None:
+    """Before/after for assert blocks: python3 per test, the judge, lifted asserts."""
+    from evaluator.api import _assert_source
+    from evaluator.lift import lift
+
+    print(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge process (before) "
+          "vs lifted asserts (after)")
+    print(f"{'set':<28}{'programs':>9}{'asserts':>9}{'lifted':>8}{'python3 s':>11}{'judge s':>9}{'lifted s':>10}"
+          f"{'judge x':>9}{'lifted x':>10}{'same verdicts':>15}")
+    for name, items in _assert_sets(limit).items():
+        if not items:
+            continue
+        asserts = sum(i["tests"]["assert_code"].count("assert ") for i in items) / len(items)
+        liftable = sum(lift(_assert_source(i["tests"]), i["tests"].get("fn_name")) is not None for i in items)
+        start = time.perf_counter()
+        before = evaluate_many(items, workers=workers, timeout_s=timeout, lift_asserts=False)
+        t_judge = time.perf_counter() - start
+        start = time.perf_counter()
+        after = evaluate_many(items, workers=workers, timeout_s=timeout)
+        t_lift = time.perf_counter() - start
+        start = time.perf_counter()
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(lambda it: baseline_program(it, timeout), items))
+        t_base = time.perf_counter() - start
+        same = sum(a["verdict"] == b["verdict"] for a, b in zip(after, before))
+        print(f"{name:<28}{len(items):>9}{asserts:>9.0f}{liftable:>8}{t_base:>11.1f}{t_judge:>9.1f}{t_lift:>10.1f}"
+              f"{t_base / t_judge:>9.2f}{t_base / t_lift:>10.2f}{f'{same}/{len(items)}':>15}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="humaneval,mbpp,leetcode,taco")
@@ -107,7 +251,16 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--noop", type=int, default=200, help="empty-program tests for the overhead row")
+    ap.add_argument("--asserts-only", action="store_true", help="only the assert-block table")
+    ap.add_argument("--parts", action="store_true", help="also split a child's overhead into its parts")
     args = ap.parse_args()
+    evaluate_many([{"id": "warm", "code": "pass", "tests": {"kind": "stdin", "cases": [{"input": "", "output": ""}]}}]
+                  * args.workers, workers=args.workers)  # start the fork servers
+    if args.parts:
+        overhead_parts(args.noop)
+    assert_table(args.limit, args.workers, args.timeout)
+    if args.asserts_only:
+        return
     items = load(args.sets.split(","), args.limit)
     n_prog, n_tests = len(items), sum(test_count(i) for i in items)
 

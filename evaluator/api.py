@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
-from evaluator import checkers, limits
+from evaluator import checkers, lift, lifted, limits
 from evaluator.pool import WorkerPool, shared_pool
 from evaluator.sandbox import SETUP_FAILED
 
@@ -167,6 +167,24 @@ def _run_checker(worker, tests: dict, case: dict, actual: str, timeout_s: float,
     return "accepted", ""
 
 
+def _lifted_case(worker, code: str, tests: dict, plan: lift.Plan, *, timeout_s: float, memory_mb: int,
+                 deadline: float | None) -> dict | None:
+    """An ``assert`` test whose asserts were lifted: the candidate runs the calls, we compare.
+    None when only the judge can say (see :func:`evaluator.lifted.decide`)."""
+    extra = {"block_s": limits.block_cap(timeout_s, None if deadline is None else deadline - time.monotonic()),
+             "ticks": len(plan.steps) + 1}
+    raw = worker.run(_request(tests, "calls", timeout_s, memory_mb, **extra),
+                     {"code": code, "steps": lifted.payload(plan)}, deadline)
+    decided = lifted.decide(plan, raw, classify)
+    if decided is None:
+        return None
+    out: dict[str, Any] = {"time_s": round(raw.get("wall_s", 0.0), 4)}
+    if "candidate" in raw:
+        out["cpu_s"] = round(raw["candidate"]["cpu_s"], 4)
+    out.update(decided)
+    return out
+
+
 def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s: float, memory_mb: int,
                 mode: str, rel_tol: float, abs_tol: float, deadline: float | None, keep_output: bool = False) -> dict:
     kind = tests["kind"]
@@ -229,6 +247,7 @@ def evaluate(
     wall_budget_s: float | None = None,
     keep_output: bool = False,
     pool: WorkerPool | None = None,
+    lift_asserts: bool = True,
 ) -> dict:
     """Judge one program against canonical tests. Never raises for anything the program does.
 
@@ -241,6 +260,8 @@ def evaluate(
     then are ``time_limit``, so one degenerate program never stalls a caller such as a reward.
     Each case reports ``cpu_s`` (the program's CPU time); ``keep_output`` adds what it printed
     (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
+    ``lift_asserts``: run an ``assert`` test's simple asserts as one batch of calls compared here
+    (:mod:`evaluator.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
     """
     start = time.perf_counter()
     deadline = None if wall_budget_s is None else time.monotonic() + float(wall_budget_s)
@@ -254,14 +275,17 @@ def evaluate(
         todo: list[dict | None] = [None] if t["kind"] == "assert" else list(t.get("cases") or [])
         if not todo or (t["kind"] == "assert" and not t.get("assert_code")):
             raise ValueError("tests have no cases")
+        plan = lift.lift(_assert_source(t), t.get("fn_name")) if lift_asserts and t["kind"] == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
             for case in todo:
                 if deadline is not None and time.monotonic() >= deadline:
                     cases.append({"verdict": "time_limit", "message": "the evaluation's wall-time budget ran out"})
                     break
-                res = _judge_case(worker, code, t, case, timeout_s=limit, memory_mb=mem, mode=mode,
-                                  rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline, keep_output=keep_output)
+                res = plan and _lifted_case(worker, code, t, plan, timeout_s=limit, memory_mb=mem, deadline=deadline)
+                if res is None:
+                    res = _judge_case(worker, code, t, case, timeout_s=limit, memory_mb=mem, mode=mode,
+                                      rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline, keep_output=keep_output)
                 cases.append(res)
                 if stop_on_first_failure and res["verdict"] != "accepted":
                     break
@@ -299,6 +323,7 @@ def evaluate_many(
     output_mb: int = 64,
     wall_budget_s: float | None = None,
     keep_output: bool = False,
+    lift_asserts: bool = True,
 ) -> list[dict]:
     """Judge many ``{"id", "code", "tests"}`` items in parallel; results in input order.
     ``wall_budget_s`` bounds each item (see :func:`evaluate`)."""
@@ -311,7 +336,7 @@ def evaluate_many(
             res = evaluate(item["code"], item["tests"], timeout_s=timeout_s, memory_mb=memory_mb,
                            stop_on_first_failure=stop_on_first_failure, mode=mode, rel_tol=rel_tol,
                            abs_tol=abs_tol, output_mb=output_mb, wall_budget_s=wall_budget_s,
-                           keep_output=keep_output, pool=pool)
+                           keep_output=keep_output, pool=pool, lift_asserts=lift_asserts)
         except Exception as exc:  # noqa: BLE001 - e.g. an item without "code"
             res = {"passed": False, "verdict": "internal_error", "num_tests": 0, "num_passed": 0,
                    "cases": [{"verdict": "internal_error", "message": f"{type(exc).__name__}: {exc}"}],

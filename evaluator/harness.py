@@ -208,4 +208,5 @@ def preload() -> None:
     import evaluator.compare  # noqa: F401 - the call encoder
     import evaluator.judge  # noqa: F401 - the assert judge
     import evaluator.peer  # noqa: F401 - the candidate's end of the assert pipes
+    import evaluator.steps  # noqa: F401 - the candidate's side of a lifted assert test
     import evaluator.wire  # noqa: F401

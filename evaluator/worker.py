@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from evaluator import harness, jail, limits, sandbox
+from evaluator import harness, jail, limits, sandbox, steps
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -119,7 +119,7 @@ class ForkServer:
         timeout = float(req.get("timeout_s") or 6.0)
         kind = req["kind"]
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
-        cap = float(req.get("block_s") or timeout) if kind == "assert" else timeout
+        cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
         out_cap = int(req.get("output_mb") or 64) << 20
         mem = max(int(req.get("memory_mb") or 2048) << 20, sandbox.vm_size_bytes() + (256 << 20))
         limits = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
@@ -152,6 +152,16 @@ class ForkServer:
                 procs["candidate"] = (self._spawn(cfds, serve, limits), cfds[:3])
                 for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
                     os.close(fd)
+            elif kind == "calls":  # a lifted assert test: the candidate alone, its steps in one go
+                ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+                os.set_blocking(tick_w, True)
+                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("value"), fds.pop("code"),
+                        fds.pop("steps"), tick_w]
+                run = lambda: steps.run_steps(req, _take_text(4), _take_text(5), 3, 6,  # noqa: E731
+                                              call_limit_s=timeout, cap_s=cap)
+                procs["candidate"] = (self._spawn(cfds, run, limits), cfds[:4])
+                for fd in cfds[4:]:
+                    os.close(fd)
             else:
                 if kind == "checker":  # the checker's own files; never in a candidate's /tmp
                     for name in CHECKER_FILES:
@@ -161,7 +171,7 @@ class ForkServer:
                 procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(4), 3), limits), cfds[:4])
                 os.close(cfds[4])
             self.send({"pid": procs["candidate"][0]})
-            results = self._wait(procs, timeout, cap, ticks)
+            results = self._wait(procs, timeout, cap, ticks, int(req.get("ticks") or 0) if kind == "calls" else 0)
         finally:
             for fd in fds.values():
                 os.close(fd)
@@ -195,19 +205,24 @@ class ForkServer:
         return out
 
     def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float,
-              ticks: int | None) -> dict:
+              ticks: int | None, max_ticks: int = 0) -> dict:
         """Wait for the judge (or the lone candidate) within the wall limit, then end every
         child. A PID namespace dies with its first process, so killing it leaves nothing.
         An assert block's judge writes a byte to ``ticks`` per call it made: each one buys the
-        block another wall limit, up to the cap (:func:`evaluator.limits.block_deadline`)."""
+        block another wall limit, up to the cap (:func:`evaluator.limits.block_deadline`).
+        A lifted test's candidate (``max_ticks`` > 0) ticks per step itself: at most ``max_ticks`` count,
+        and each step must also end within one wall limit of the one before."""
         main = "judge" if "judge" in procs else "candidate"
         pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
         start, calls, ticking = time.monotonic(), 0, ticks is not None
+        last = start
         timed_out = False
         try:
             while True:
                 deadline = (limits.block_deadline(start, limit, calls, cap) if ticks is not None
                             else start + limits.wall_limit(limit))
+                if max_ticks:
+                    deadline = min(deadline, last + limits.wall_limit(limit))
                 left = deadline - time.monotonic()
                 watch = [pidfds[main]] + ([ticks] if ticking else [])
                 ready, _, _ = select.select(watch, [], [], max(0.0, left))
@@ -219,6 +234,9 @@ class ForkServer:
                     except BlockingIOError:
                         got = -1
                     calls += max(got, 0)
+                    if max_ticks:
+                        calls = min(calls, max_ticks)
+                        last = time.monotonic() if got > 0 else last
                     ticking = got != 0  # end of file: the judge is gone, its pidfd follows
                     continue
                 if left <= 0:

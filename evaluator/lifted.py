@@ -1,0 +1,161 @@
+"""The parent's side of a lifted ``assert`` test: the request, and the verdict from the
+candidate's reply stream (see :mod:`evaluator.lift` and :mod:`evaluator.steps`).
+
+Why here, in the caller's process: the candidate only says what each call returned or raised;
+the parent decodes that as plain data (:func:`evaluator.wire.loads`, no program object ever
+crosses) and evaluates each assert itself, in order, as the judge would. The first failing
+assert decides, whatever the program did after it; a reply missing before any failure means
+the process ended, which the process's own end decides. Where the parent cannot be sure the
+judge would agree (a value that is not plain data, an exception while comparing, a failing
+assert whose message would call the program), :func:`decide` returns None and the caller asks
+the judge.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from typing import Any, Callable
+
+from evaluator import judge, lift, wire
+from evaluator.steps import STREAM_FULL
+
+Outcome = tuple[str, str]  # (verdict, message)
+_ERRNO_27 = "[Errno 27]"
+
+
+def payload(plan: lift.Plan) -> str:
+    """The steps as the candidate reads them (:func:`evaluator.steps.run_steps`)."""
+    return json.dumps([s.to_json() for s in plan.steps], separators=(",", ":"))
+
+
+def _refuse(tagged: dict) -> Any:
+    raise wire.WireError("not plain data")
+
+
+def exception_outcome(info: Any) -> Outcome:
+    """What the judge reports when a call raised ``info`` (mirrors :func:`evaluator.judge.run`
+    and the report's classification): an ``AssertionError`` fails the test, a ``MemoryError`` is
+    the memory limit, ``[Errno 27]`` the output limit, anything else a runtime error."""
+    if not isinstance(info, dict):
+        return "runtime_error", "the program raised"
+    name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
+    msg = str(info.get("msg", ""))
+    if name in judge._ENDS_RUN or base in judge._ENDS_RUN:
+        text = f"the program raised {name} inside a call: {msg[:200]}"[:300]
+        return ("output_limit" if _ERRNO_27 in text else "runtime_error"), text
+    if name in judge._ENDS_ITERATION or base in judge._ENDS_ITERATION:
+        return "runtime_error", f"the program raised {name} inside a call"
+    try:
+        cls = judge._BUILTIN_EXC.get(name) or type(name, (judge._BUILTIN_EXC.get(base, Exception),), {})
+        exc = cls(msg)
+        text = str(exc)[:300]
+    except Exception as err:  # noqa: BLE001 - the judge fails the same way building it
+        return "runtime_error", f"{type(err).__name__}: {err}"[:300]
+    if isinstance(exc, MemoryError):
+        return "memory_limit", "MemoryError"
+    if _ERRNO_27 in text:
+        return "output_limit", "output limit exceeded"
+    if isinstance(exc, AssertionError):
+        return "wrong_answer", f"AssertionError: {text}"
+    return "runtime_error", f"{name}: {text}"
+
+
+def _fatal_outcome(info: Any) -> Outcome:
+    """The program's top level raised (the judge's ``program_error`` report)."""
+    info = info if isinstance(info, dict) else {}
+    name, msg = str(info.get("type", "Exception")), str(info.get("msg", ""))[:300]
+    if name == "MemoryError":
+        return "memory_limit", "MemoryError"
+    if _ERRNO_27 in msg:
+        return "output_limit", "output limit exceeded"
+    return "runtime_error", f"{name}: {msg}"
+
+
+def _lines(raw: dict) -> list[dict | None]:
+    out: list[dict | None] = []
+    for line in (raw["candidate"].get("message") or "").split("\n"):
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except (ValueError, RecursionError):
+            msg = None  # malformed, or past this process's int-size limit: not decidable here
+        out.append(msg if isinstance(msg, dict) else None)
+    return out
+
+
+def decide(plan: lift.Plan, raw: dict, classify: Callable[[dict, str], tuple[str | None, str]]) -> dict | None:
+    """Verdict of a lifted run, with ``calls`` and ``time_per_call_s``; None: ask the judge."""
+    if "candidate" not in raw:  # the fork server or the wall budget failed us: same as any test
+        verdict, msg = classify(raw, "calls")
+        return {"verdict": verdict or "internal_error", "message": msg}
+    lines, cand = _lines(raw), raw["candidate"]
+    stats = {"calls": 0, "call_s": 0.0}
+
+    def ended() -> dict | None:
+        """The stream stopped before the test did: the process's end decides."""
+        if cand["exit"] == STREAM_FULL:
+            return None
+        verdict, msg = classify(raw, "calls")
+        return _result(verdict or "runtime_error", msg or "the program stopped answering", stats)
+
+    if not lines:
+        return ended()
+    hello = lines[0]
+    if hello is None:
+        return None
+    if "fatal" in hello:
+        return _result(*_fatal_outcome(hello["fatal"]), stats)
+    if "x" in hello:
+        return _result(*exception_outcome(hello["x"]), stats)
+    names = hello.get("names")
+    if not isinstance(names, list) or not plan.needs <= set(names):
+        return None
+    targets = {s.ref for s in plan.steps}
+    for check in plan.checks:
+        results: dict[int, Any] = {}
+        for i in check.steps:
+            if i + 1 >= len(lines):
+                return ended()
+            reply = lines[i + 1]
+            if reply is None:
+                return None
+            if "x" in reply:
+                return _result(*exception_outcome(reply["x"]), stats)
+            if "r" not in reply:
+                return None
+            step = plan.steps[i]
+            if step.op == "name":
+                continue
+            if i in targets:  # `Solution()` and its method: the program's own objects
+                if not (isinstance(reply["r"], dict) and set(reply["r"]) == {"ref"}):
+                    return None
+                continue
+            stats["calls"] += 1
+            took = reply.get("t")
+            stats["call_s"] += max(0.0, float(took)) if type(took) in (int, float) else 0.0
+            try:
+                results[i] = wire.loads(reply["r"], _refuse)
+            except (wire.WireError, RecursionError):
+                return None
+        try:
+            ok = lift.holds(check, results)
+        except lift.Undecided:
+            return None
+        if not ok:
+            if check.message_runs:
+                return None
+            return _result("wrong_answer", f"AssertionError (line {check.line})", stats)
+    if cand["stdout_bytes"] >= raw["output_cap"] or cand["signal"] == signal.SIGXFSZ:
+        return _result("output_limit", "output limit exceeded", stats)
+    return _result("accepted", "", stats)
+
+
+def _result(verdict: str, msg: str, stats: dict) -> dict:
+    out: dict[str, Any] = {"verdict": verdict, "lifted": True}
+    if msg:
+        out["message"] = msg
+    if stats["calls"]:
+        out.update(calls=stats["calls"], time_per_call_s=round(stats["call_s"] / stats["calls"], 6))
+    return out
