@@ -36,7 +36,7 @@ from assets.progress import (
     read_events,
     summary,
 )
-from assets.settings import env_name
+from assets.settings import env_name, from_env
 from pipeline.paths import data_root
 
 PARTITION_TAG = "dagster/partition"
@@ -64,8 +64,12 @@ def difficulty_backend() -> str:
 def sample_run_config(sample: int, backend: str | None = None) -> dict:
     """The model-driven stages on a small sample: what the embedded CPU model can do in minutes."""
     config: dict = {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
-    if backend:
-        config["resources"] = {"sampler": {"config": {"backend": backend}}}
+    if backend:  # run config replaces the resource's whole config: keep what the environment set
+        from assets.resources import SamplerResource
+
+        configured = from_env(SamplerResource, "sampler")
+        settings = {name: getattr(configured, name) for name in configured.model_fields_set}
+        config["resources"] = {"sampler": {"config": {**settings, "backend": backend}}}
     return config
 
 

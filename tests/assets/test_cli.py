@@ -203,6 +203,9 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
         assert dg.validate_run_config(resolve_job(job), config), job
     assert sample_run_config(8)["ops"]["difficulty_scores"]["config"]["sample_size"] == 8
     assert "resources" not in sample_run_config(8)
+    monkeypatch.setenv("MICROCODER_SAMPLER_MODEL", "/models/mine")  # the environment's settings stay
+    monkeypatch.setenv("MICROCODER_SAMPLER_BATCH_SIZE", "4")
+    assert sample_run_config(8, "vllm")["resources"] == {"sampler": {"config": {"model": "/models/mine", "batch_size": 4, "backend": "vllm"}}}
     monkeypatch.setattr(vllm_backend, "vllm_available", lambda python=None: False)
     assert difficulty_backend() == "transformers"
     monkeypatch.setattr(vllm_backend, "vllm_available", lambda python=None: True)

@@ -147,6 +147,7 @@ def test_the_standalone_launcher_resumes_the_run(trained):
     """``python -m training.launcher cfg.json`` on the same output dir with 3 steps: verl resumes from
     the checkpoint and T(D) goes on at the chosen T with its trend (no second probe); the terminal
     gets the step line, verl's own output stays in train.log."""
+    from training.verl_ext.config import algorithm_for
     from training.verl_ext.temperature_metrics import temperature_report
 
     work, meta = trained["work"], trained["meta"]
@@ -161,7 +162,13 @@ def test_the_standalone_launcher_resumes_the_run(trained):
     resumed = [m for m in msgs if m["type"] == "step"]
     assert [s["step"] for s in resumed] == [3] and [m["resumed_from_step"] for m in msgs if m["type"] == "done"] == [2]
     assert temperature_report(resumed) == {}  # no probe table: the saved choice stands
-    assert resumed[0]["metrics"]["microcoder/temperature"] == pytest.approx(chosen)
+    # step 3 samples at the saved T, or at the switch its saved trend calls for (cpu-demo: a stage may
+    # end after 2 steps): the controller restored from the checkpoint decides, as the trainer's does
+    controller = algorithm_for("microcoder", "cpu-demo", **trained["config"]["algorithm"]).diversity_controller()
+    controller.restore(saved)
+    switch = controller.switch_before(3)
+    assert resumed[0]["metrics"]["microcoder/temperature"] == pytest.approx(controller.temperature)
+    assert (switch is None) == (controller.temperature == pytest.approx(chosen))
     assert "step 3/3: reward" in proc.stdout and f"{work / 'run' / 'train.log'}" in proc.stdout
     assert "T(D): resumed from" in (work / "run" / "train.log").read_text()
     assert "T(D): resumed from" not in proc.stdout + proc.stderr  # verl's output is off the terminal
