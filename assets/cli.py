@@ -15,6 +15,7 @@ import os
 import sys
 import time
 import uuid
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +49,8 @@ def _instance() -> dg.DagsterInstance:
     Path(home).mkdir(parents=True, exist_ok=True)
     config = Path(home) / "dagster.yaml"
     if not config.exists():  # the defaults, said once (else every process warns that there is no file)
-        config.write_text("# defaults: SQLite storage in this folder\n")
+        # SQLite storage in this folder; no usage statistics leave the machine (and no first-run banner)
+        config.write_text("# defaults: SQLite storage in this folder\ntelemetry:\n  enabled: false\n")
     return dg.DagsterInstance.get()
 
 
@@ -93,7 +95,8 @@ def _latest_run(instance: dg.DagsterInstance, job: str, partition: str | None) -
     return runs[0] if runs else None
 
 
-def _execute(job: str, run_config: dict, tags: dict[str, str], parent_id: str | None, threads: int) -> tuple[bool, str]:
+def _execute(job: str, run_config: dict, tags: dict[str, str], parent_id: str | None, threads: int,
+             quiet: bool = True) -> tuple[bool, str]:
     """One run in this (worker) process; with ``parent_id``, only its failed steps and what follows.
 
     Runs in a process of its own so that partitions run in parallel: a dynamic partition is one
@@ -104,6 +107,9 @@ def _execute(job: str, run_config: dict, tags: dict[str, str], parent_id: str | 
     import torch
 
     torch.set_num_threads(threads)
+    if quiet:  # Dagster's API-stability notices are for the code's authors, not a line of the report
+        warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+        warnings.filterwarnings("ignore", category=dg.BetaWarning)
     instance = dg.DagsterInstance.get()
     target = dg.build_reconstructable_job("assets.cli", "resolve_job", reconstructable_args=(job,))
     config = {**run_config, "execution": {"config": {"in_process": {}}}}
@@ -226,6 +232,7 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     if not verbose:  # the workers inherit it: no download bars from `datasets` between the lines
         os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' "Loading weights" bars
+        os.environ.setdefault("TQDM_DISABLE", "1")  # any other tqdm bar (the one-time GGUF conversion)
     phases = [[("ingest_job", key, translate_run_config(translate) if translate is not None else {}) for key in partitions]]
     if downstream:
         # a backend set in the environment stands; else the one measured faster for the sample
@@ -270,7 +277,7 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
             threads = max(1, (os.cpu_count() or 1) // min(jobs, len(tasks)))
             for task in tasks:
                 tags = {INVOCATION_TAG: token, **({PARTITION_TAG: task.report.partition} if task.report.partition else {})}
-                futures[pool.submit(_execute, task.report.job, task.run_config, tags, task.parent_id, threads)] = task
+                futures[pool.submit(_execute, task.report.job, task.run_config, tags, task.parent_id, threads, not verbose)] = task
             _watch(instance, token, tasks, futures, progress, jobs, verbose)
             times["ingest" if tasks[0].report.partition else tasks[0].report.job] = time.monotonic() - phase_start
             failed += [t.report.label for t in tasks if t.report.status == "FAILED"]

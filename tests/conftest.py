@@ -124,13 +124,15 @@ def humaneval_verl_rows(shared_data) -> Callable[[int], list[dict]]:
 
 
 SLOW_DIRS = ("e2e", "ui")  # the real Dagster graph, verl launches and a browser: minutes, not seconds
+SLOW_MARKS = ("model", "train", "network")  # a model loaded, .venv-train started, pip's resolver run
 
 
 def pytest_collection_modifyitems(config, items):
     """``pytest -m "not slow"`` is the fast tier for development: everything under tests/e2e and
-    tests/ui is slow by where it lives; elsewhere a test says so with ``@pytest.mark.slow``."""
+    tests/ui, and every test that loads a model, starts ``.venv-train`` or runs pip's resolver, is
+    slow; elsewhere a test says so with ``@pytest.mark.slow``."""
     root = Path(__file__).parent
     for item in items:
         parts = Path(item.fspath).relative_to(root).parts
-        if parts and parts[0] in SLOW_DIRS:
+        if (parts and parts[0] in SLOW_DIRS) or any(item.get_closest_marker(m) for m in SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
