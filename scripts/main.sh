@@ -13,7 +13,8 @@ for step in scripts/setup.sh scripts/setup-train.sh scripts/setup-vllm.sh; do
     exit 1
   fi
 done
-echo "set-up: $((SECONDS - started))s (.venv, .venv-train, .venv-vllm; reused when unchanged; log $log)"
+rm -f "$log"
+echo "set-up: $((SECONDS - started))s (.venv, .venv-train, .venv-vllm; reused when unchanged)"
 # Difficulty runs on vLLM's CPU build (.venv-vllm), measured faster end to end; translation and
 # everything else on the `sampler` resource's default. MICROCODER_SAMPLER_BACKEND overrides both.
 # Flags pass through to `microcoder run`: --sources, --sample N, --translate N, --jobs N,
