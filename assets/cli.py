@@ -54,12 +54,15 @@ def _instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-def difficulty_backend() -> str:
+def difficulty_backend() -> str | None:
     """The faster backend for the main job's difficulty sample, end to end on 2 cores with start-up
     (``benchmarks/bench_difficulty.py``: vLLM's CPU build 54 s, transformers 114 s for 8 problems
-    x 4 samples x 256 tokens), where vLLM can start; transformers elsewhere."""
+    x 4 samples x 256 tokens), where vLLM can start; transformers elsewhere. None: the environment
+    chose one (``MICROCODER_SAMPLER_BACKEND``), and it stands."""
     from pipeline.samplers.vllm_backend import vllm_available
 
+    if env_name("sampler", "backend") in os.environ:
+        return None
     return "vllm" if vllm_available() else "transformers"
 
 
@@ -235,9 +238,7 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
         os.environ.setdefault("TQDM_DISABLE", "1")  # any other tqdm bar (the one-time GGUF conversion)
     phases = [[("ingest_job", key, translate_run_config(translate) if translate is not None else {}) for key in partitions]]
     if downstream:
-        # a backend set in the environment stands; else the one measured faster for the sample
-        backend = None if env_name("sampler", "backend") in os.environ else difficulty_backend()
-        phases.append([("dataset_job", None, sample_run_config(sample, backend))])
+        phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend()))])
         if training:
             # verl's and Ray's output: in the run's train.log, or here too with --verbose
             phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])

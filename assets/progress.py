@@ -18,6 +18,7 @@ from typing import Any, TextIO
 import dagster as dg
 
 from pipeline.paths import data_root
+from training.progress import format_duration
 
 INVOCATION_TAG = "microcoder/run"  # groups the runs of one `microcoder run` (also a filter in the UI)
 REJECTS_KEY = "rejects_by_reason_json"  # rejects tables say what they are by this metadata entry
@@ -81,15 +82,6 @@ class StepReport:
     @property
     def seconds(self) -> float | None:
         return self.ended - self.started if self.started is not None and self.ended is not None else None
-
-
-def format_duration(seconds: float) -> str:
-    """41.2s, 3m05s, 1h02m."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    if seconds < 3600:
-        return f"{int(seconds) // 60}m{int(seconds) % 60:02d}s"
-    return f"{int(seconds) // 3600}h{int(seconds) % 3600 // 60:02d}m"
 
 
 def format_step(step: StepReport) -> str:

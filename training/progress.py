@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 
-def _duration(seconds: float) -> str:
-    """41.2s, 3m05s."""
-    return f"{seconds:.1f}s" if seconds < 60 else f"{int(seconds) // 60}m{int(seconds) % 60:02d}s"
+def format_duration(seconds: float) -> str:
+    """41.2s, 3m05s, 1h02m (the main job's report uses it too)."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{int(seconds) // 60}m{int(seconds) % 60:02d}s"
+    return f"{int(seconds) // 3600}h{int(seconds) % 3600 // 60:02d}m"
 
 
 def learning_signal(metrics: Mapping[str, float]) -> str | None:
@@ -37,7 +41,7 @@ def step_line(step: int, total: int, metrics: Mapping[str, float], elapsed_s: fl
     if "actor/grad_norm" in m:
         parts.append(f"grad_norm {m['actor/grad_norm']:.3g}")
     eta = elapsed_s / step * (total - step) if step else 0.0
-    line = f"step {step}/{total}: " + " · ".join(parts) + f" · {_duration(step_s)}" + (f", ETA {_duration(eta)}" if step < total else "")
+    line = f"step {step}/{total}: " + " · ".join(parts) + f" · {format_duration(step_s)}" + (f", ETA {format_duration(eta)}" if step < total else "")
     note = learning_signal(m)
     return line + (f" · {note}" if note else "")
 

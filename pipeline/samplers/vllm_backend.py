@@ -202,7 +202,7 @@ class VLLMSampler(Sampler):
             self.where = "in-process"
             return
         interpreter = vllm_python(python)
-        if interpreter is None or not Path(interpreter).exists():
+        if not vllm_available(python):
             raise RuntimeError(
                 "the vllm backend needs vLLM: run scripts/setup-vllm.sh (CPU build in .venv-vllm), set "
                 f"{PYTHON_ENV} to a Python that has it, or pip install 'microcoder[vllm]' on a GPU machine"

@@ -210,6 +210,8 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     assert difficulty_backend() == "transformers"
     monkeypatch.setattr(vllm_backend, "vllm_available", lambda python=None: True)
     assert difficulty_backend() == "vllm"
+    monkeypatch.setenv("MICROCODER_SAMPLER_BACKEND", "openai")  # the environment's choice stands
+    assert difficulty_backend() is None
     seen = {}
     monkeypatch.setattr("assets.cli.run_main", lambda *a, **kw: seen.update(kw) or 0)
     assert main(["run", "--translate", "3", "--no-training"]) == 0 and seen["translate"] == 3
