@@ -166,6 +166,35 @@ def run(req: dict, code: str, value_fd: int) -> None:
     exit_(status & 0xFF if isinstance(status, int) else 1)
 
 
+def run_main(req: dict, code: str, conn) -> tuple[dict, dict, str]:
+    """Run the solution as ``__main__`` for an ``assert`` test, then encode the names it defines.
+
+    Shared by :func:`serve` (the judge's hello) and :func:`evaluator.steps.run_steps` (a lifted
+    test), because a lifted test must mean what the judge's would: the same prelude, ``sys.argv``,
+    call limit for the top level (``conn``, a :class:`evaluator.peer.Conn`), captured output, and
+    each name encoded once, with whatever side effects encoding has. Returns the names' values,
+    ``{"names": {name: wire form}}`` (or ``{"fatal": error}`` if running or encoding raised), and
+    what the program printed.
+    """
+    from evaluator import peer
+
+    conn.next_call()
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    sys.argv = ["solution.py"]
+    values: dict = {}
+    with peer.captured() as out:
+        try:
+            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
+            names = {}
+            for k, v in ns.items():  # ns itself: a name that encoding adds is a fatal RuntimeError
+                if not k.startswith("__"):
+                    values[k], names[k] = v, conn.encode(v)
+            message: dict = {"names": names}
+        except BaseException as exc:  # noqa: BLE001
+            message = {"fatal": _error(exc)}
+    return values, message, out.getvalue()
+
+
 def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None = None,
           cap_s: float | None = None) -> None:
     """The candidate's side of an ``assert`` test; never returns.
@@ -180,17 +209,8 @@ def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None =
 
     _fresh_stdio()
     conn = peer.Conn(rfd, wfd, call_limit_s, cap_s)
-    conn.next_call()
-    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    sys.argv = ["solution.py"]
-    with peer.captured() as out:
-        try:
-            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
-            names = {k: conn.encode(v) for k, v in ns.items() if not k.startswith("__")}
-            message = {"names": names}
-        except BaseException as exc:  # noqa: BLE001
-            message = {"fatal": _error(exc)}
-    message["out"] = out.getvalue()
+    _, message, printed = run_main(req, code, conn)
+    message["out"] = printed
     conn.send(message)
     while True:
         request = conn.receive()  # the judge's end of file: os._exit(0)

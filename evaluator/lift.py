@@ -396,11 +396,7 @@ def lift(test_code: str, fn_name: str | None = None) -> Plan | None:
 
 
 # ----------------------------------------------------------------------------- checking
-_OPS = {ast.Eq.__name__: operator.eq, ast.NotEq.__name__: operator.ne, ast.Lt.__name__: operator.lt,
-        ast.LtE.__name__: operator.le, ast.Gt.__name__: operator.gt, ast.GtE.__name__: operator.ge,
-        ast.Is.__name__: operator.is_, ast.IsNot.__name__: operator.is_not,
-        ast.In.__name__: lambda a, b: a in b, ast.NotIn.__name__: lambda a, b: a not in b,
-        ast.Add.__name__: operator.add, ast.Sub.__name__: operator.sub}
+_OPS = {cls.__name__: fn for cls, fn in (*_COMPARE.items(), (ast.Add, operator.add), (ast.Sub, operator.sub))}
 
 
 def _value(node: tuple, results: dict[int, Any]) -> Any:

@@ -14,6 +14,7 @@ import operator
 from typing import Any, Callable
 
 from evaluator import wire
+from evaluator.harness import _error
 
 PLAIN_RESULT = {"len": int, "str": str, "repr": str, "bool": bool, "hash": int}
 _COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
@@ -21,13 +22,9 @@ _COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": opera
 
 
 def error(exc: BaseException) -> dict:
-    """An exception as data: its type name, message and nearest built-in base class."""
-    try:
-        info = {"type": type(exc).__name__, "msg": str(exc)[:300]}
-    except BaseException:  # noqa: BLE001 - a hostile __str__
-        info = {"type": "Exception", "msg": ""}
-    info["base"] = wire.exception_base(type(exc))
-    return info
+    """An exception as data: its type name and message (:func:`evaluator.harness._error`) and
+    its nearest built-in base class."""
+    return {**_error(exc), "base": wire.exception_base(type(exc))}
 
 
 def _name(request: dict, guarded: bool) -> str:

@@ -2,9 +2,9 @@
 its calls in one go, and leave one reply line per step for the parent to judge.
 
 Why it mirrors :func:`evaluator.harness.serve` so closely: a lifted test must mean what the
-judge's would. So the program runs as there (prelude, ``__main__``, its names encoded once after
-the top level, as the judge's hello encodes them, side effects included), each call gets the
-test's CPU limit (:meth:`evaluator.peer.Conn.next_call`), its output is captured per call, and
+judge's would. So the program runs by the same :func:`evaluator.harness.run_main` (prelude,
+``__main__``, its names encoded once after the top level, side effects included), each call
+gets the test's CPU limit (:meth:`evaluator.peer.Conn.next_call`), its output is captured per call, and
 each request is answered by the same :func:`evaluator.ops.answer`. It never sees an expected
 value, never compares and never reports success: each line is only what a call returned or raised.
 
@@ -15,11 +15,9 @@ each line lets the fork server grant the next step its wall limit.
 
 from __future__ import annotations
 
-import builtins
 import errno
 import json
 import os
-import sys
 import time
 
 from evaluator import ops, peer
@@ -41,7 +39,7 @@ def _efbig() -> dict:
 def run_steps(req: dict, code: str, steps_text: str, value_fd: int, tick_fd: int,
               call_limit_s: float | None = None, cap_s: float | None = None) -> None:
     """Run the program and its lifted steps; never returns (``os._exit``)."""
-    from evaluator.harness import _error, _fresh_stdio
+    from evaluator.harness import _error, _fresh_stdio, run_main
 
     _fresh_stdio()
     conn = peer.Conn(-1, -1, call_limit_s, cap_s)
@@ -68,21 +66,16 @@ def run_steps(req: dict, code: str, steps_text: str, value_fd: int, tick_fd: int
             pass
         return "x" not in line and "fatal" not in line
 
-    conn.next_call()
-    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    sys.argv = ["solution.py"]
-    with peer.captured() as out:
+    snapshot, hello, printed = run_main(req, code, conn)  # as the judge's hello: same effects
+    if "names" in hello:
         try:
-            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
-            snapshot = {k: v for k, v in ns.items() if not k.startswith("__")}
-            names = {k: conn.encode(v) for k, v in snapshot.items()}  # as the judge's hello: same effects
-            if len(json.dumps(names)) > MAX_HELLO:
-                hello: dict = {"x": {"type": "WireError", "msg": "message too large", "base": "ValueError"}}
+            if len(json.dumps(hello["names"])) > MAX_HELLO:
+                hello = {"x": {"type": "WireError", "msg": "message too large", "base": "ValueError"}}
             else:
-                hello = {"names": sorted(names)}
-        except BaseException as exc:  # noqa: BLE001
+                hello = {"names": sorted(hello["names"])}
+        except BaseException as exc:  # noqa: BLE001 - a MemoryError: the program's fatal error
             hello = {"fatal": _error(exc)}
-    if not emit(hello, out.getvalue()):
+    if not emit(hello, printed):
         os._exit(0)
     values: dict[int, object] = {}
     for i, step in enumerate(steps):
