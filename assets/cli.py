@@ -66,9 +66,15 @@ def difficulty_backend() -> str | None:
     return "vllm" if vllm_available() else "transformers"
 
 
-def sample_run_config(sample: int, backend: str | None = None) -> dict:
-    """The model-driven stages on a small sample: what the embedded CPU model can do in minutes."""
+GENERATE_SAMPLE = 5  # the main job's test-generation sample per source (measured: see README "Running")
+
+
+def sample_run_config(sample: int, backend: str | None = None, generate: int | None = None) -> dict:
+    """The model-driven stages, and Verify's test generation, on a small sample: what 2 cores
+    do in minutes. ``generate``: problems per source that get generated tests (None: all)."""
     config: dict = {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
+    if generate is not None:
+        config["ops"]["verify_problems"] = {"config": {"generation": {"sample_per_source": generate}}}
     if backend:  # run config replaces the resource's whole config: keep what the environment set
         from assets.resources import SamplerResource
 
@@ -209,7 +215,7 @@ def _live_block(tasks: list[Task], jobs: int, now: float) -> list[str]:
 
 def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8,
              from_failure: bool = False, jobs: int | None = None, verbose: bool = False,
-             stream: TextIO | None = None, translate: int | None = None) -> int:
+             stream: TextIO | None = None, translate: int | None = None, generate: int | None = GENERATE_SAMPLE) -> int:
     """Every source partition (``jobs`` at once, each its own run), then the dataset and training jobs.
 
     With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
@@ -238,7 +244,7 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
         os.environ.setdefault("TQDM_DISABLE", "1")  # any other tqdm bar (the one-time GGUF conversion)
     phases = [[("ingest_job", key, translate_run_config(translate) if translate is not None else {}) for key in partitions]]
     if downstream:
-        phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend()))])
+        phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend(), generate))])
         if training:
             # verl's and Ray's output: in the run's train.log, or here too with --verbose
             phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])
@@ -301,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--translate", type=int, default=None,
                      help="non-English statements the model translates per source; the rest are rejected as "
                           "needs_translation (default: the translation resource's max_statements, 2)")
+    run.add_argument("--generate", type=int, default=GENERATE_SAMPLE,
+                     help=f"problems per source that get generated hidden tests in Verify; the others with only their "
+                          f"statement's examples are rejected as tests_only_in_statement (default {GENERATE_SAMPLE}; "
+                          f"-1: every problem)")
     run.add_argument("--from-failure", action="store_true",
                      help="skip what last succeeded; re-execute failed runs from their failed step")
     run.add_argument("--jobs", "-j", type=int, default=None,
@@ -311,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         sources = [s for s in (args.sources or "").split(",") if s] or None
         return run_main(sources, downstream=not args.ingest_only, training=not args.no_training, sample=args.sample,
                         from_failure=args.from_failure, jobs=args.jobs, verbose=args.verbose,
-                        translate=args.translate)
+                        translate=args.translate, generate=None if args.generate < 0 else args.generate)
     return 2
 
 

@@ -15,6 +15,7 @@ from pipeline.heldout import eval_group, heldout_rows
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
 from pipeline.stage import VERIFY, Row, StageResult, reject
+from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import strength_by_source, strength_markdown
 
 RELEASE = "release"
@@ -40,11 +41,13 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         entry = sources.setdefault(row["source"], {"rows": 0, "license": row.get("license")})
         entry["rows"] += 1
     histogram = dict(Counter(str(row["difficulty"]) for row in kept))
+    verify_rejects = [r for r in rejected if r["stage"] == VERIFY]
     card = card_markdown(
         {"verified": len(verified), "released": len(kept), "out_of_pass_rate_window": len(rejects)},
         dict(Counter(r["reason"] for r in rejected)), sources, histogram, written.counts,
         figures=card_figures(out_dir, kept, histogram),
-        test_strength=strength_markdown(strength_by_source(verified, [r for r in rejected if r["stage"] == VERIFY])),
+        test_strength=strength_markdown(strength_by_source(verified, verify_rejects)),
+        verify_funnel=funnel_markdown(funnel_by_source(verified, verify_rejects)),
     )
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -22,12 +22,38 @@ TEST_KINDS: tuple[str, ...] = ("stdin", "call", "assert")
 CANONICAL_FORMAT = "canonical"
 
 
+# Where a test came from: the source's own, or Verify's generation (by input mutation, by a
+# grammar inferred from the examples, or written by a model); see ``pipeline.testgen``.
+TEST_ORIGINS: tuple[str, ...] = ("source", "mutation", "grammar", "model")
+
+
 @dataclass
 class TestCase:
-    """One input/output pair. ``call`` cases hold JSON text: an array of args, the return value."""
+    """One input/output pair. ``call`` cases hold JSON text: an array of args, the return value.
+
+    ``public``: the statement prints this example (Process marks it), so a program could
+    memorise it; ``origin``: one of :data:`TEST_ORIGINS`, with ``how`` saying which mutation or
+    grammar rule made a generated case. The reward uses every case, public or not.
+    """
+
+    __test__ = False  # not a pytest test class
 
     input: str
     output: str
+    public: bool = False
+    origin: str = "source"
+    how: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Input and output, plus the marks that differ from a plain source case (compact JSON)."""
+        out: dict[str, Any] = {"input": self.input, "output": self.output}
+        if self.public:
+            out["public"] = True
+        if self.origin != "source":
+            out["origin"] = self.origin
+        if self.how:
+            out["how"] = self.how
+        return out
 
 
 @dataclass
@@ -44,6 +70,7 @@ class Tests:
     prelude: str | None = None  # code run before the solution: imports, helper classes (ListNode)
     time_limit_s: float | None = None
     memory_limit_mb: int | None = None
+    public_asserts: int = 0  # ``assert`` tests: how many of the block's asserts the statement shows
 
     def __post_init__(self) -> None:
         if self.kind not in TEST_KINDS:
@@ -57,8 +84,17 @@ class Tests:
             return max(1, (self.assert_code or "").count("assert ")) if self.assert_code else 0
         return len(self.cases)
 
+    @property
+    def hidden_count(self) -> int:
+        """Tests the statement does not print: what a program that memorised the examples can fail."""
+        if self.kind == "assert":
+            return max(0, self.count - self.public_asserts)
+        return sum(1 for c in self.cases if not c.public)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["cases"] = [c.to_dict() for c in self.cases]
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
@@ -124,6 +160,19 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("test_strength", pa.float64()),  # rejected / run; null when the problem has no wrong programs
     pa.field("incorrect_survivors", pa.string()),  # JSON list of incorrect_solutions indices the tests accept
     pa.field("weak_tests", pa.bool_()),  # some known-incorrect program passes (kept only with weak_tests="mark")
+    # test generation (pipeline.testgen.generate)
+    pa.field("tests_before_generation", pa.int64()),
+    pa.field("generated_tests", pa.int64()),  # cases (or asserts) Verify added
+    pa.field("generation_note", pa.string()),  # why none were added
+    pa.field("oracle_references", pa.int64()),  # references whose answers made the expected outputs
+    pa.field("single_reference_oracle", pa.bool_()),
+    pa.field("oracle_disagreements", pa.int64()),  # generated inputs on which references disagreed (dropped)
+    pa.field("mutants_run", pa.int64()),
+    pa.field("mutants_equivalent", pa.int64()),  # no generated input tells them from the reference
+    pa.field("mutation_score_before", pa.float64()),  # share of the other mutants the source's tests reject
+    pa.field("mutation_score", pa.float64()),  # ... that the final tests reject
+    pa.field("hardcoder_rejected", pa.bool_()),  # a program memorising the public examples fails
+    pa.field("tests_only_in_statement", pa.bool_()),  # kept only with tests_only_in_statement="mark"
 ]
 VERIFIED_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS)
 

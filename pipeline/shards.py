@@ -186,10 +186,12 @@ def card_markdown(
     split_counts: dict[str, int],
     figures: dict[str, str] | None = None,
     test_strength: str | None = None,
+    verify_funnel: str | None = None,
 ) -> str:
     """The dataset card body: what went in, what was rejected and why, what came out.
 
-    ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source).
+    ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source);
+    ``verify_funnel``: that of ``pipeline.testgen.report.funnel_markdown``.
     """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
@@ -216,6 +218,7 @@ def card_markdown(
         "## Rejects per reason",
         table(("reason", "rows"), sorted(rejects_per_reason.items(), key=lambda kv: -kv[1])),
         "",
+        *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
         "## Difficulty (model pass rate)",
         table(("bucket", "rows"), list(difficulty_histogram.items())),

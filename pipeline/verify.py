@@ -14,7 +14,11 @@ Three more questions, because a test suite is only as good as what it accepts an
 * time limits: each passing reference's CPU time per test gives ``time_limit_s`` (the larger of
   ``min_time_limit_s`` and ``time_limit_factor`` x the slowest, capped by the source's limit), so
   a looping candidate fails in about a second instead of the 6 s default;
-* test strength: the known-incorrect programs run on the verified tests under that limit; a
+* hidden tests: inputs generated from the examples and answered by the references, chosen for
+  the wrong programs they reject (:mod:`pipeline.testgen.generate`); a problem left with only
+  the examples its statement prints is ``tests_only_in_statement`` (rejected, or kept and
+  marked), never trained on silently;
+* test strength: the known-incorrect programs run on the final tests under that limit; a
   problem whose tests accept one is ``weak_tests`` (rejected, or kept and marked).
 """
 
@@ -30,6 +34,7 @@ from typing import Any, Literal
 
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, StageResult, reject
+from pipeline.testgen.generate import TestGenConfig, generate_tests
 
 CLEAN_VERDICTS = ("accepted", "wrong_answer")  # the program ran to the end: its output is an answer
 PROGRAM_CHARS = 4000  # a surviving wrong program kept in a reject's detail
@@ -51,7 +56,10 @@ class VerifyConfig:
     min_time_limit_s: float = 1.0
     # test strength: known-incorrect programs run on the verified tests
     max_incorrect: int = 10  # 0: none run
+    hardcoder: bool = True  # also run the program that memorises the statement's examples
     weak_tests: Literal["reject", "mark"] = "reject"
+    # hidden tests: generated inputs answered by the references (pipeline.testgen)
+    generation: TestGenConfig = dataclasses.field(default_factory=TestGenConfig)
 
 
 def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
@@ -64,11 +72,18 @@ def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any
 
 
 def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
-    """Evaluator jobs for the known-incorrect programs, on each kept row's final tests."""
+    """Evaluator jobs for the known-incorrect programs and the sample hardcoder (index ``h``),
+    on each kept row's final tests."""
+    from pipeline.testgen.generate import hardcoder
+
     jobs = []
     for row in rows:
+        tests = row["tests"].to_dict()
         for index, code in enumerate((row.get("incorrect_solutions") or [])[: config.max_incorrect]):
-            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": row["tests"].to_dict()})
+            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": tests})
+        hard = hardcoder(row) if config.hardcoder else None
+        if hard:
+            jobs.append({"id": f"{row['problem_id']}:wh", "code": hard, "tests": tests})
     return jobs
 
 
@@ -179,22 +194,31 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
 
 
 def judge_strength(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """Test strength from the known-incorrect programs' results; a weak problem is rejected or marked.
+    """Test strength from the known-incorrect programs' results and the hardcoder's (job index
+    ``h``); a problem whose tests accept either is weak: rejected or marked.
 
     An ``internal_error`` says nothing about the tests, so that run is not counted.
     """
-    counted = [(int(job_index), r) for job_index, r in results if r.get("verdict") != "internal_error"]
+    hard = [r for job_index, r in results if job_index == "h" and r.get("verdict") != "internal_error"]
+    counted = [(int(job_index), r) for job_index, r in results if job_index != "h" and r.get("verdict") != "internal_error"]
     survivors = [index for index, r in counted if r.get("passed")]
+    hardcoder_passes = bool(hard) and bool(hard[0].get("passed"))
     columns = {
         "incorrect_run": len(counted),
         "incorrect_rejected": len(counted) - len(survivors),
         "test_strength": round((len(counted) - len(survivors)) / len(counted), 4) if counted else None,
         "incorrect_survivors": json.dumps(survivors),
-        "weak_tests": bool(survivors),
+        "hardcoder_rejected": (not hardcoder_passes) if hard else None,
+        "weak_tests": bool(survivors) or hardcoder_passes,
     }
-    if survivors and config.weak_tests == "reject":
-        program = (row.get("incorrect_solutions") or [])[survivors[0]]
-        detail = {"incorrect_index": survivors[0], "program": program[:PROGRAM_CHARS], "survivors": survivors, "run": len(counted)}
+    if columns["weak_tests"] and config.weak_tests == "reject":
+        if survivors:
+            program = (row.get("incorrect_solutions") or [])[survivors[0]]
+            detail = {"incorrect_index": survivors[0], "program": program[:PROGRAM_CHARS], "survivors": survivors,
+                      "run": len(counted), "hardcoder_passes": hardcoder_passes}
+        else:
+            detail = {"survivors": [], "run": len(counted), "hardcoder_passes": True,
+                      "why": "a program printing the statement's example outputs passes every test"}
         return None, reject(VERIFY, row, "weak_tests", json.dumps(detail, ensure_ascii=False))
     return {**row, **columns}, None
 
@@ -266,15 +290,32 @@ def strength_markdown(summary: dict[str, dict[str, Any]]) -> str:
 Evaluate = Callable[..., list[dict[str, Any]]]
 
 
+def _statement_only(rows: list[dict[str, Any]], rejects: list[dict[str, Any]], policy: str) -> list[dict[str, Any]]:
+    """Rows whose every test is an example the statement prints: rejected, or kept and marked."""
+    kept = []
+    for row in rows:
+        tests: Tests = row["tests"]
+        only = tests.count > 0 and tests.hidden_count == 0
+        if only and policy == "reject":
+            why = row.get("generation_note") or "no hidden test"
+            rejects.append(reject(VERIFY, row, "tests_only_in_statement",
+                                  f"all {tests.count} tests are examples the statement prints; generation: {why}"))
+            continue
+        kept.append({**row, "tests_only_in_statement": only})
+    return kept
+
+
 def verify_rows(
     rows: list[dict[str, Any]],
     config: VerifyConfig | None = None,
     *,
     evaluate_many: Evaluate | None = None,
+    sampler: Any = None,
     progress: Callable[[str], None] | None = None,
 ) -> StageResult:
-    """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then the
-    known-incorrect programs on the tests that survived, under the derived time limits."""
+    """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then test
+    generation (``sampler``: the model that writes input generators, when the configuration
+    asks for it), then the known-incorrect programs on the final tests, under the derived limits."""
     config = config or VerifyConfig()
     if evaluate_many is None:
         from evaluator import evaluate_many
@@ -297,6 +338,11 @@ def verify_rows(
         (kept if verified is not None else rejects).append(verified if verified is not None else reject)
     references_s = time.monotonic() - start
 
+    kept, generation = generate_tests(kept, config.generation, evaluate_many=evaluate_many, workers=config.workers,
+                                      memory_mb=config.memory_mb, sampler=sampler, progress=progress)
+    kept = _statement_only(kept, rejects, config.generation.tests_only_in_statement)
+    generation_s = time.monotonic() - start - references_s
+
     wrong_jobs = plan_incorrect(kept, config)
     if progress and wrong_jobs:
         progress(f"test strength: {len(wrong_jobs)} known-incorrect programs on {len(kept)} kept problems")
@@ -305,7 +351,7 @@ def verify_rows(
     ) if wrong_jobs else []
     wrong_by_problem: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for job, result in zip(wrong_jobs, wrong_results):
-        pid, index = job["id"].rsplit(":w", 1)
+        pid, index = job["id"].rsplit(":w", 1)  # index: a known-incorrect program's, or "h"
         wrong_by_problem.setdefault(pid, []).append((index, result))
     final = []
     for row in kept:
@@ -333,7 +379,9 @@ def verify_rows(
         "time_limit_s_median": limits[len(limits) // 2] if limits else None,
         "time_limit_s_max": limits[-1] if limits else None,
         "references_seconds": round(references_s, 2),
-        "incorrect_seconds": round(elapsed - references_s, 2),
+        **generation,
+        "tests_only_in_statement_kept": sum(1 for r in final if r.get("tests_only_in_statement")),
+        "incorrect_seconds": round(elapsed - references_s - generation_s, 2),
         "seconds": round(elapsed, 2),
         "problems_per_s": round(len(rows) / elapsed, 2) if elapsed else None,
     }

@@ -16,6 +16,7 @@ from pipeline.paths import data_root
 from pipeline.release import release
 from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
+from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_rows
 
 GROUP = "dataset"
@@ -54,20 +55,30 @@ def filter_problems(context: dg.AssetExecutionContext, config: FilterRunConfig, 
     outs={
         "verified_problems": dg.AssetOut(
             description="Problems whose tests a reference solution passes; contradicting tests dropped, time limits from "
-                        "the references, test strength from known-wrong programs.", automation_condition=EAGER),
+                        "the references, hidden tests generated and answered by the references, test strength from "
+                        "known-wrong programs, mutants and the sample hardcoder.", automation_condition=EAGER),
         "verify_rejects": dg.AssetOut(
-            description="Problems no reference passes, with several valid answers and no checker, or with tests a "
-                        "known-wrong program passes.", automation_condition=EAGER),
+            description="Problems no reference passes, with several valid answers and no checker, with only the "
+                        "examples their statement prints as tests, or with tests a known-wrong program passes.",
+            automation_condition=EAGER),
     },
     check_specs=specs("verified_problems", VERIFY_CHECKS),
     group_name=GROUP,
 )
-def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, filtered_problems: Rows):
+def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, sampler: SamplerResource,
+                    filtered_problems: Rows):
     settings = to_dataclass(VerifyConfig, config)
-    result = verify_rows(filtered_problems, settings, progress=context.log.info)
+    if settings.generation.model_inputs:  # the model writes input generators: start it only then
+        with sampler.make_sampler() as model:
+            result = verify_rows(filtered_problems, settings, sampler=model, progress=context.log.info)
+    else:
+        result = verify_rows(filtered_problems, settings, progress=context.log.info)
     strength = strength_by_source(result.kept, result.rejects)
+    funnel = funnel_by_source(result.kept, result.rejects)
     yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_problems", metadata={
         **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats),
+        "verify_funnel_by_source": dg.MetadataValue.md(funnel_markdown(funnel)),
+        "verify_funnel_by_source_json": dg.MetadataValue.json(funnel),
         "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),
         "test_strength_by_source_json": dg.MetadataValue.json(strength),
     })

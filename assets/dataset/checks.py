@@ -23,8 +23,10 @@ FILTER_CHECKS = {
 VERIFY_CHECKS = {
     "verified_problem_ids_unique": "Every problem_id appears once.",
     "verified_problems_have_tests": "Every verified problem keeps at least the run's min_tests.",
-    "verified_problems_test_strength_consistent": "Test strength is null exactly when no known-incorrect program ran, and weak_tests marks every survivor.",
+    "verified_problems_test_strength_consistent": "Test strength is null exactly when no known-incorrect program ran; weak_tests marks every survivor (the hardcoder too).",
     "verified_time_limits_cover_references": "A derived time limit is never below the CPU time its slowest reference needed.",
+    "verified_problems_have_hidden_tests": "Every kept problem has a test its statement does not print, or is marked tests_only_in_statement (run config 'mark').",
+    "verified_tests_reject_hardcoder": "The program that memorises the statement's examples fails every kept problem's tests, or the problem is marked weak (run config 'mark').",
     "verify_accounts_for_input": "Kept + rejected rows account for every filtered row.",
 }
 
@@ -65,10 +67,17 @@ def verify_checks(inputs: int, result: StageResult, config: VerifyConfig) -> Ite
     for r in rows:
         run, rejected, strength = r.get("incorrect_run") or 0, r.get("incorrect_rejected") or 0, r.get("test_strength")
         if ((run == 0) != (strength is None) or (run > 0 and abs(strength - rejected / run) > 1e-3)
-                or bool(r.get("weak_tests")) != (rejected < run)):
+                or bool(r.get("weak_tests")) != (rejected < run or r.get("hardcoder_rejected") is False)):
             bad.append(r["problem_id"])
     yield _result(asset, "verified_problems_test_strength_consistent", not bad, violations=len(bad), examples=str(bad[:5]))
     measured = [r for r in rows if r.get("reference_cpu_s") is not None]
     slow = [r["problem_id"] for r in measured if r["tests"].time_limit_s is None or r["tests"].time_limit_s < r["reference_cpu_s"]]
     yield _result(asset, "verified_time_limits_cover_references", not slow, checked=len(measured), violations=len(slow), examples=str(slow[:5]))
+    exposed = [r["problem_id"] for r in rows if r["tests"].hidden_count == 0 and not r.get("tests_only_in_statement")]
+    yield _result(asset, "verified_problems_have_hidden_tests", not exposed, violations=len(exposed), examples=str(exposed[:5]),
+                  marked=sum(1 for r in rows if r.get("tests_only_in_statement")))
+    ran = [r for r in rows if r.get("hardcoder_rejected") is not None]
+    fooled = [r["problem_id"] for r in ran if not r["hardcoder_rejected"] and not r.get("weak_tests")]
+    yield _result(asset, "verified_tests_reject_hardcoder", not fooled, checked=len(ran), violations=len(fooled),
+                  examples=str(fooled[:5]), weak_marked=sum(1 for r in ran if not r["hardcoder_rejected"]))
     yield _accounts(asset, "verify_accounts_for_input", inputs, result)

@@ -72,6 +72,14 @@ def checker_step(row: Row) -> Row:
     return row
 
 
+def public_tests_step(row: Row) -> Row:
+    """Mark the tests the statement prints: a program could memorise those (``pipeline.testgen.public``)."""
+    from pipeline.testgen.public import mark_public, statement_text
+
+    row["tests"] = mark_public(statement_text(row), row["tests"])
+    return row
+
+
 def language_step(row: Row) -> Row:
     """Detected base language code of the cleaned statement (fast path + seeded langdetect)."""
     row["language"] = detect_language(row["statement"])
@@ -79,4 +87,5 @@ def language_step(row: Row) -> Row:
     return row
 
 
-DEFAULT_STEPS = (clean_statement_step, canonical_tests_step, completeness_step, checker_step, language_step)
+DEFAULT_STEPS = (clean_statement_step, canonical_tests_step, completeness_step, checker_step, public_tests_step,
+                 language_step)

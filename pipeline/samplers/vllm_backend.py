@@ -60,6 +60,9 @@ def to_completions(request_output: Any) -> list[Completion]:
     ]
 
 
+CPU_BATCHED_TOKENS = 1 << 17  # prompt tokens one engine step may prefill on vLLM's CPU build
+
+
 def llm_kwargs(
     model: str,
     tensor_parallel_size: int,
@@ -141,7 +144,10 @@ class InProcessEngine:
         from vllm.platforms import current_platform
 
         if current_platform.is_cpu():
-            kwargs = {"enforce_eager": True, **kwargs}
+            # A seeded request's generator cannot rewind on CPU ("CPU Generator does not use
+            # offset"), and vLLM rewinds it when a chunked prefill discards a sampled token: give
+            # one step room for a whole call's prompts, so no prefill is split.
+            kwargs = {"enforce_eager": True, "max_num_batched_tokens": CPU_BATCHED_TOKENS, **kwargs}
             kwargs.pop("gpu_memory_utilization", None)
         return cls(vllm.LLM(**kwargs), vllm.SamplingParams)
 

@@ -122,15 +122,19 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     import dagster as dg
 
     from assets.dataset.assets import verify_problems
+    from assets.resources import SamplerResource
     from pipeline.schema import PROCESSED_SCHEMA, rows_from_table, rows_to_table
 
     @dg.asset(name="filtered_problems")
     def filtered():  # in memory: the rows as the IO manager would hand them on
         return rows_from_table(rows_to_table(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA))
 
-    result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"])
+    result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"],
+                                      resources={"sampler": SamplerResource()})  # loaded only for model-written inputs
     assert result.success
     (materialization,) = [m for m in result.asset_materializations_for_node("verify_problems") if m.asset_key.path[-1] == "verified_problems"]
     summary = materialization.metadata["test_strength_by_source_json"].value["kodcode"]
     assert summary["with_incorrect"] >= 1 and summary["weak_rejected"] == 1
     assert "| kodcode |" in materialization.metadata["test_strength_by_source"].value
+    funnel = materialization.metadata["verify_funnel_by_source_json"].value["kodcode"]
+    assert funnel["problems_in"] == 3 and funnel["hardcoder_run"] == funnel["released"]

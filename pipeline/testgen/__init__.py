@@ -1,0 +1,1 @@
+"""Test generation for Verify: inputs, adversaries and the oracle."""

@@ -1,0 +1,587 @@
+"""Verify's test generation: new inputs, the references' answers, and the tests that reject wrong programs.
+
+For each verified problem with references, after EvalPlus and CodeContests+:
+
+1. inputs: type-aware mutation of the call arguments (``call`` tests, and ``assert`` tests
+   whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples;
+2. the oracle: every reference runs every input; an input is kept only when all of them end
+   cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
+   comparison). One reference only: the problem is marked ``single_reference_oracle``;
+   inputs where references disagree are counted and reported;
+3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
+   first reference run on the original and the generated tests. A mutant that no input tells
+   from the reference may be equivalent: it is counted apart and left out of the score;
+4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
+   then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
+   reference time, so the reward stays fast. Each kept case records its origin and how it
+   was made.
+
+A problem whose generation fails keeps its own tests and says why (``generation_note``); the
+stage never fails for one problem. Results are cached per (problem, references, tests,
+generator version, settings): a refresh generates only for new or changed problems.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from evaluator.values import NOT_RUN
+from pipeline.schema import TEST_ORIGINS, TestCase, Tests
+from pipeline.testgen import asserts
+
+GENERATOR_VERSION = "1"
+CLEAN = ("accepted", "wrong_answer")
+MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
+
+
+@dataclass
+class TestGenConfig:
+    """Test generation in Verify (see :mod:`pipeline.testgen.generate`)."""
+
+    __test__ = False
+
+    enabled: bool = True
+    inputs: int = 30  # candidate inputs generated per problem
+    max_tests: int = 20  # generated tests kept per problem
+    max_reference_s: float = 2.0  # summed reference CPU time of the kept generated tests
+    mutants: int = 8  # AST mutants of the first reference
+    oracle_budget_s: float = 5.0  # wall time a reference may spend answering one problem's inputs
+    adversary_budget_s: float = 2.0  # ... and an adversary running them (a looping mutant stops at its first limit)
+    seed: int = 0
+    # a problem whose every test is an example its statement prints, after generation
+    tests_only_in_statement: Literal["reject", "mark"] = "reject"
+    sample_per_source: int | None = None  # generate for the first N problems of each source (None: all)
+    # inputs proposed per problem by a model-written generator and validator (the `sampler`
+    # resource: vLLM or an OpenAI-compatible server); 0: off, the CPU default
+    model_inputs: int = 0
+    cache: bool = True
+
+
+@dataclass
+class Candidate:
+    """A problem's generation state: inputs, the references' answers, the adversaries' results."""
+
+    row: dict[str, Any]
+    kind: str
+    inputs: list[Any] = dataclasses.field(default_factory=list)  # stdin text, or (args, kwargs)
+    labels: list[str] = dataclasses.field(default_factory=list)
+    entry: tuple[str, ...] | None = None
+    expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
+    ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
+    disagreements: int = 0
+    note: str | None = None
+    adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
+    kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
+    killed_by_original: set[str] = dataclasses.field(default_factory=set)
+
+
+# ----------------------------------------------------------------------------- inputs
+def _origin(label: str) -> str:
+    head = label.split(":", 1)[0]
+    return head if head in TEST_ORIGINS else "mutation"
+
+
+def _call_examples(tests: Tests) -> list[tuple[tuple, dict]]:
+    out = []
+    for case in tests.cases:
+        try:
+            args = json.loads(case.input)
+        except ValueError:
+            continue
+        out.append((tuple(args) if isinstance(args, list) else (args,), {}))
+    return out
+
+
+def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
+    from pipeline.process.tests_format import signature_params
+
+    for code in (row.get("starter_code"), *(row.get("solutions") or [])[:1]):
+        try:
+            return signature_params(code or "", fn_name or "")
+        except Exception:  # noqa: BLE001 - Rejected, SyntaxError: try the next text
+            continue
+    return None
+
+
+def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+    """New inputs for the row's tests (or a note saying why there are none)."""
+    from pipeline.testgen.call_inputs import mutate_args
+    from pipeline.testgen.stdin_inputs import stdin_inputs
+
+    from pipeline.testgen.public import statement_text
+
+    tests: Tests = row["tests"]
+    cand = Candidate(row, tests.kind)
+    statement = statement_text(row)  # with the constraints a source keeps apart
+    try:
+        if tests.kind == "stdin":
+            made, reason = stdin_inputs([c.input for c in tests.cases], statement, n=config.inputs, seed=config.seed)
+            cand.note = reason
+            cand.inputs, cand.labels = [m[0] for m in made], [m[1] for m in made]
+        elif tests.kind == "call":
+            made = mutate_args(_call_examples(tests), n=config.inputs, seed=config.seed, statement=statement,
+                               param_names=_param_names(row, tests.fn_name))
+            cand.inputs, cand.labels = [(m[0], m[1]) for m in made], [m[2] for m in made]
+        else:
+            found = asserts.examples(tests)
+            if found is None:
+                cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
+                return cand
+            cand.entry, examples = found
+            params = _param_names(row, cand.entry[-1])
+            made = mutate_args([(a, k) for a, k, _ in examples], n=config.inputs, seed=config.seed,
+                               statement=statement, param_names=params)
+            cand.inputs, cand.labels = [(m[0], m[1]) for m in made], [m[2] for m in made]
+    except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
+        cand.inputs, cand.labels = [], []
+        cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
+    if not cand.inputs and cand.note is None:
+        cand.note = "no new input could be made from the examples"
+    return cand
+
+
+# ----------------------------------------------------------------------------- running
+Evaluate = Callable[..., list[dict[str, Any]]]
+
+
+def _stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> dict[str, Any]:
+    cases = [{"input": text, "output": "" if outputs is None else outputs[i]} for i, text in enumerate(inputs)]
+    return {**tests.to_dict(), "cases": cases}
+
+
+def _values_many(jobs: list[tuple[str, dict, list, tuple | None]], workers: int | None, memory_mb: int,
+                 **limits: Any) -> list[list]:
+    """``call_values`` for many (code, tests, calls, entry) jobs over the shared pool; ``limits``
+    go to each call (``timeout_s``, ``budget_s``, ``stop_after_timeout``)."""
+    import os
+
+    from evaluator.pool import shared_pool
+    from evaluator.values import call_values
+
+    if not jobs:
+        return []
+    size = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    pool = shared_pool(size)
+
+    def one(job):
+        code, tests, calls, entry = job
+        try:
+            return call_values(code, tests, calls, entry=entry, memory_mb=memory_mb, pool=pool, **limits)
+        except Exception as exc:  # noqa: BLE001 - a job the evaluator cannot run: every call failed
+            from evaluator.values import CallOutcome
+
+            return [CallOutcome(error=f"{type(exc).__name__}: {exc}"[:200]) for _ in calls]
+
+    with ThreadPoolExecutor(max_workers=size) as ex:
+        return list(ex.map(one, jobs))
+
+
+def _call_entry(cand: Candidate, code: str) -> tuple[str, ...]:
+    from evaluator.values import entry_for
+
+    return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
+
+
+def _same(kind: str, checker: str | None, a: Any, b: Any) -> bool:
+    if kind == "stdin":
+        from evaluator import checkers
+        from pipeline.verify import same_answer
+
+        if checkers.is_named(checker):
+            return checkers.check(checker, a, b)[0] and checkers.check(checker, b, a)[0]
+        return same_answer("stdin", a, b)
+    if kind == "call":
+        from evaluator.compare import compare_values, encode_value
+
+        try:
+            return compare_values(encode_value(a), encode_value(b)) and compare_values(encode_value(b), encode_value(a))
+        except TypeError:
+            return False
+    return asserts.same_value(a, b) and asserts.same_value(b, a)
+
+
+def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], *, evaluate_many: Evaluate,
+               workers: int | None, memory_mb: int, budget_s: float) -> None:
+    """Every reference's answer on every input; keep inputs all of them answer alike, in time."""
+    stdin_jobs, value_jobs, owners = [], [], []
+    for ci, cand in enumerate(cands):
+        if not cand.inputs:
+            continue
+        for code in references(cand.row):
+            if cand.kind == "stdin":
+                stdin_jobs.append({"id": str(ci), "code": code, "tests": _stdin_tests(cand.row["tests"], cand.inputs)})
+            else:
+                value_jobs.append((code, cand.row["tests"].to_dict(), list(cand.inputs), _call_entry(cand, code)))
+                owners.append(ci)
+    answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
+    if stdin_jobs:
+        results = evaluate_many(stdin_jobs, workers=workers, memory_mb=memory_mb, stop_on_first_failure=False,
+                                keep_output=True, wall_budget_s=budget_s)
+        for job, res in zip(stdin_jobs, results):
+            cases = res.get("cases") or []
+            per = [(c.get("verdict") in CLEAN and isinstance(c.get("output"), str), c.get("output"), float(c.get("cpu_s") or 0.0))
+                   for c in cases]
+            per += [(False, None, 0.0)] * (len(cands[int(job["id"])].inputs) - len(per))
+            answers.setdefault(int(job["id"]), []).append(per)
+    for ci, outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
+        answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes])
+    for ci, per_ref in answers.items():
+        cand = cands[ci]
+        limit = cand.row["tests"].time_limit_s or 6.0
+        for i in range(len(cand.inputs)):
+            runs = [ref[i] for ref in per_ref]
+            if not all(ok and took <= limit for ok, _, took in runs):
+                continue
+            first = runs[0][1]
+            if cand.kind == "stdin" and len(first) > MAX_EXPECTED_CHARS:
+                continue
+            if all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
+                cand.expected[i] = first
+                cand.ref_s[i] = max(took for _, _, took in runs)
+            else:
+                cand.disagreements += 1
+        if not cand.expected and cand.note is None:
+            cand.note = "no generated input on which every reference ended cleanly and agreed"
+
+
+def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:
+    """The program that memorises the examples the row's statement prints (None: none to write)."""
+    from pipeline.testgen import adversaries
+    from pipeline.testgen.public import assert_examples, shown, statement_text, tokens
+
+    tests: Tests = row["tests"]
+    try:
+        if tests.kind == "stdin":
+            return adversaries.hardcoder_stdin([(c.input, c.output) for c in tests.cases if c.public])
+        if tests.kind == "call":
+            return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
+        found = asserts.examples(tests)
+        if found is None and entry is None and not tests.fn_name:
+            return _constant_program((row.get("solutions") or [""])[0])
+        words = tokens(statement_text(row))
+        shown_flags = [shown(words, a, r) for a, r in assert_examples(tests.assert_code or "")]
+        known = [ex for ex, public in zip(found[1] if found else [], shown_flags) if public]
+        return adversaries.hardcoder_assert(entry or (found[0] if found else ("function", tests.fn_name)), known)
+    except Exception:  # noqa: BLE001 - no hardcoder for this problem: measured without it
+        return None
+
+
+def _constant_program(reference: str) -> str | None:
+    """The reference's top-level functions, each answering 0: the hardcoder of a test whose calls
+    do not lift (pytest functions), which has no example to memorise."""
+    import ast
+
+    try:
+        tree = ast.parse(reference)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in names) or None
+
+
+def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
+    """The hardcoder of the public examples and mutants of the first reference."""
+    from pipeline.testgen import adversaries
+
+    hard = hardcoder(cand.row, cand.entry)
+    if hard:
+        cand.adversaries.append(("hardcoder", hard))
+    reference = (cand.row.get("solutions") or [""])[0]
+    try:
+        cand.adversaries += [(f"mutant:{label}", code) for code, label in
+                             adversaries.mutants(reference, limit=config.mutants, seed=config.seed)]
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def adversary_limit(cand: Candidate) -> float:
+    """An adversary's time limit per input: a few times the slowest reference answer, so a
+    looping mutant costs a fraction of a second, never less than the evaluator can tell apart."""
+    return round(min(cand.row["tests"].time_limit_s or 6.0, max(0.25, 4 * max(cand.ref_s.values(), default=0.0))), 2)
+
+
+BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
+
+
+def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers: int | None, memory_mb: int,
+                    budget_s: float) -> None:
+    """Which generated inputs reject each adversary, and whether the original tests do. An
+    input not run (the budget ran out, or the adversary already looped) rejects nothing here."""
+    stdin_jobs, value_jobs, owners, original_jobs = [], [], [], []
+    for ci, cand in enumerate(cands):
+        if not cand.expected:
+            continue
+        tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
+        kept = sorted(cand.expected)
+        for name, code in cand.adversaries:
+            key = f"{ci}\x00{name}"
+            if cand.kind == "stdin":
+                inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
+                outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
+                stdin_jobs.append({"id": key, "code": code, "tests": _stdin_tests(tests, inputs, outputs)})
+            else:
+                value_jobs.append((code, tests.to_dict(), [cand.inputs[i] for i in kept], _call_entry(cand, code)))
+                owners.append((ci, name))
+                original_jobs.append({"id": key, "code": code, "tests": tests.to_dict()})
+    if stdin_jobs:
+        for job, res in zip(stdin_jobs, evaluate_many(stdin_jobs, workers=workers, memory_mb=memory_mb,
+                                                      stop_on_first_failure=False, wall_budget_s=budget_s)):
+            ci, name = job["id"].split("\x00", 1)
+            cand, original = cands[int(ci)], len(cands[int(ci)].row["tests"].cases)
+            failed = {i for i, c in enumerate(res.get("cases") or [])
+                      if c.get("verdict") != "accepted" and c.get("message") != BUDGET_RAN_OUT}
+            if res.get("verdict") == "internal_error":
+                continue
+            kept = sorted(cand.expected)
+            cand.kills[name] = {kept[i - original] for i in failed if i >= original}
+            if any(i < original for i in failed):
+                cand.killed_by_original.add(name)
+    for (ci, name), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s,
+                                                         stop_after_timeout=True)):
+        cand = cands[ci]
+        kept = sorted(cand.expected)
+        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if o.error != NOT_RUN and (
+            not o.ok or not _same(cand.kind, None, cand.expected[kept[j]], o.value))}
+    if original_jobs:
+        for job, res in zip(original_jobs, evaluate_many(original_jobs, workers=workers, memory_mb=memory_mb,
+                                                         wall_budget_s=budget_s)):
+            ci, name = job["id"].split("\x00", 1)
+            if res.get("verdict") not in ("accepted", "internal_error"):
+                cands[int(ci)].killed_by_original.add(name)
+
+
+# ----------------------------------------------------------------------------- selecting
+def select(cand: Candidate, config: TestGenConfig) -> list[int]:
+    """Generated inputs to keep: greedy cover of the adversaries the originals let through,
+    then the rest round-robin over how they were made, within the count and time caps."""
+    pool = sorted(cand.expected)
+    chosen: list[int] = []
+    spent = 0.0
+    open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
+
+    def fits(i: int) -> bool:
+        return len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+
+    while open_:
+        best = max((i for i in pool if i not in chosen and fits(i)),
+                   key=lambda i: (sum(i in kills for kills in open_.values()), -cand.ref_s.get(i, 0.0)), default=None)
+        if best is None or not any(best in kills for kills in open_.values()):
+            break
+        chosen.append(best)
+        spent += cand.ref_s.get(best, 0.0)
+        open_ = {n: k for n, k in open_.items() if best not in k}
+    by_label: dict[str, list[int]] = {}
+    for i in pool:
+        if i not in chosen:
+            by_label.setdefault(cand.labels[i], []).append(i)
+    while by_label:
+        for label in list(by_label):
+            i = by_label[label].pop(0)
+            if not by_label[label]:
+                del by_label[label]
+            if fits(i):
+                chosen.append(i)
+                spent += cand.ref_s.get(i, 0.0)
+        if len(chosen) >= config.max_tests:
+            break
+    return chosen
+
+
+def _expected_text(cand: Candidate, i: int) -> str | None:
+    if cand.kind == "stdin":
+        return cand.expected[i]
+    from evaluator.compare import encode_value
+
+    try:
+        return encode_value(cand.expected[i])
+    except TypeError:
+        return None
+
+
+def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
+    """The row with its generated tests appended, and what generation measured."""
+    tests: Tests = cand.row["tests"]
+    before = tests.count
+    chosen = select(cand, config) if cand.expected else []
+    new_tests = dataclasses.replace(tests, cases=list(tests.cases))
+    added = 0
+    if cand.kind == "assert":
+        lines = []
+        for i in chosen:
+            args, kwargs = cand.inputs[i]
+            line = asserts.render(cand.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i], cand.labels[i])
+            if line:
+                lines.append(line)
+        new_tests = asserts.append(new_tests, lines)
+        added = len(lines)
+    else:
+        for i in chosen:
+            output = _expected_text(cand, i)
+            if output is None:
+                continue
+            text = cand.inputs[i] if cand.kind == "stdin" else json.dumps(list(cand.inputs[i][0]), ensure_ascii=False)
+            new_tests.cases.append(TestCase(text, output, origin=_origin(cand.labels[i]), how=cand.labels[i]))
+            added += 1
+    chosen_set = set(chosen)
+    mutants = [n for n, _ in cand.adversaries if n.startswith("mutant:") and n in cand.kills]
+    distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original]
+    killed_after = [n for n in distinguishable if n in cand.killed_by_original or cand.kills[n] & chosen_set]
+    killed_before = [n for n in distinguishable if n in cand.killed_by_original]
+    return {
+        "tests": new_tests,
+        "num_tests": new_tests.count,
+        "tests_before_generation": before,
+        "generated_tests": added,
+        "generation_note": cand.note if not added else None,
+        "oracle_references": len(_trusted(cand.row)),
+        "single_reference_oracle": added > 0 and len(_trusted(cand.row)) == 1,
+        "oracle_disagreements": cand.disagreements,
+        "mutants_run": len(mutants),
+        "mutants_equivalent": len(mutants) - len(distinguishable),  # no input tells them from the reference
+        "mutation_score_before": round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
+        "mutation_score": round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
+    }
+
+
+def _trusted(row: dict[str, Any]) -> list[str]:
+    """References that passed every original test (Verify's ``references_passed`` first ones)."""
+    return list((row.get("solutions") or [])[: max(1, int(row.get("references_passed") or 0))])
+
+
+# ----------------------------------------------------------------------------- caching
+def cache_key(row: dict[str, Any], config: TestGenConfig) -> str:
+    settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("cache", "sample_per_source",
+                                                                                 "tests_only_in_statement")}
+    from pipeline.testgen.public import statement_text
+
+    text = json.dumps([GENERATOR_VERSION, row["problem_id"], row["tests"].to_json(), _trusted(row),
+                       statement_text(row), settings], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def _cache_dir() -> Path:
+    from pipeline.paths import local_cache_dir
+
+    return local_cache_dir("testgen", f"v{GENERATOR_VERSION}")
+
+
+def _load(key: str) -> dict[str, Any] | None:
+    path = _cache_dir() / f"{key}.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    data["tests"] = Tests.from_dict(data["tests"])
+    return data
+
+
+def _store(key: str, columns: dict[str, Any]) -> None:
+    path = _cache_dir() / f"{key}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({**columns, "tests": columns["tests"].to_dict()}, ensure_ascii=False))
+    tmp.replace(path)
+
+
+# ----------------------------------------------------------------------------- the step
+GENERATION_COLUMNS = ("tests_before_generation", "generated_tests", "generation_note", "oracle_references",
+                      "single_reference_oracle", "oracle_disagreements", "mutants_run", "mutants_equivalent",
+                      "mutation_score_before", "mutation_score")
+
+
+def _skipped(row: dict[str, Any], note: str) -> dict[str, Any]:
+    return {"tests_before_generation": row["tests"].count, "generated_tests": 0, "generation_note": note,
+            "oracle_references": len(_trusted(row)) if row.get("solutions") else 0, "single_reference_oracle": False,
+            "oracle_disagreements": 0, "mutants_run": 0, "mutants_equivalent": 0, "mutation_score_before": None,
+            "mutation_score": None}
+
+
+def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig, evaluate_many: Evaluate) -> None:
+    """Inputs from a model-written generator, validated in the sandbox, after the others."""
+    from pipeline.testgen.model_inputs import model_inputs
+
+    proposed = model_inputs([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
+                            evaluate_many=evaluate_many)
+    for cand, inputs in zip(cands, proposed):
+        if cand.kind == "assert" and cand.entry is None:
+            continue  # nothing to call: the asserts did not lift
+        seen = {repr(x) for x in cand.inputs}
+        for value, label in inputs:
+            if repr(value) not in seen:
+                seen.add(repr(value))
+                cand.inputs.append(value)
+                cand.labels.append(label)
+        if cand.inputs and cand.note and not cand.note.startswith("input generation failed"):
+            cand.note = None
+
+
+def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluate_many: Evaluate | None = None,
+                   workers: int | None = None, memory_mb: int = 2048, sampler: Any = None,
+                   progress: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``rows`` (verified) with generated tests and the generation columns; and stage figures.
+    ``sampler``: the model that writes input generators when ``config.model_inputs`` > 0."""
+    if config.model_inputs and sampler is None:
+        raise ValueError("generation.model_inputs needs a model: configure the `sampler` resource "
+                         "(vLLM or an OpenAI-compatible server), or set model_inputs to 0")
+    if evaluate_many is None:
+        from evaluator import evaluate_many
+    start = time.monotonic()
+    out: list[dict[str, Any]] = []
+    todo: list[tuple[int, str, Candidate]] = []
+    taken: dict[str, int] = {}
+    hits = 0
+    for index, row in enumerate(rows):
+        if not config.enabled:
+            out.append({**row, **_skipped(row, "generation disabled")})
+            continue
+        if not row.get("verified") or not row.get("solutions"):
+            out.append({**row, **_skipped(row, "no reference to answer generated inputs")})
+            continue
+        source = row["source"]
+        if config.sample_per_source is not None and taken.get(source, 0) >= config.sample_per_source:
+            out.append({**row, **_skipped(row, f"outside the generation sample ({config.sample_per_source} per source)")})
+            continue
+        taken[source] = taken.get(source, 0) + 1
+        key = cache_key(row, config)
+        cached = _load(key) if config.cache else None
+        if cached is not None:
+            hits += 1
+            out.append({**row, **cached})
+            continue
+        out.append(row)
+        todo.append((index, key, plan_inputs(row, config)))
+    cands = [c for _, _, c in todo]
+    if config.model_inputs and cands:
+        add_model_inputs(cands, sampler, config, evaluate_many)
+    if progress and cands:
+        progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
+                 f"{sum(len(c.inputs) for c in cands)} candidate inputs")
+    run_oracle(cands, _trusted, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
+               budget_s=config.oracle_budget_s)
+    for cand in cands:
+        if cand.expected:
+            build_adversaries(cand, config)
+    run_adversaries(cands, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
+                    budget_s=config.adversary_budget_s)
+    for index, key, cand in todo:
+        columns = finish(cand, config)
+        if config.cache:
+            _store(key, columns)
+        out[index] = {**out[index], **columns}
+    elapsed = time.monotonic() - start
+    stats = {
+        "generated_for": sum(1 for r in out if r.get("generated_tests")),
+        "generation_attempted": len(cands) + hits,
+        "generation_cache_hits": hits,
+        "generated_tests": sum(int(r.get("generated_tests") or 0) for r in out),
+        "oracle_disagreements": sum(int(r.get("oracle_disagreements") or 0) for r in out),
+        "generation_seconds": round(elapsed, 2),
+    }
+    return out, stats

@@ -1,0 +1,95 @@
+"""Verify's funnel per source, for the dataset card and the asset's metadata.
+
+What a maintainer of a test-defined dataset asks first: of the problems each source brought,
+how many were verified, how many got generated tests, how many were released; how many tests
+a problem has before and after; and how strong they are (known-wrong programs rejected, the
+mutation score, the sample hardcoder rejected), with how many problems rest on one reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.schema import Tests
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+    """Per source: Verify's funnel and the strength of the released tests."""
+    out: dict[str, dict[str, Any]] = {}
+    acc: dict[str, dict[str, list[float]]] = {}
+
+    def entry(source: str) -> dict[str, Any]:
+        acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": []})
+        return out.setdefault(source, {
+            "problems_in": 0, "verified": 0, "with_generated_tests": 0, "released": 0,
+            "tests_before": None, "tests_after": None, "wrong_programs_run": 0, "tnr": None,
+            "mutation_score_before": None, "mutation_score": None, "mutants_equivalent": 0,
+            "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
+            "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
+
+    for row in kept:
+        e, a = entry(row["source"]), acc[row["source"]]
+        e["problems_in"] += 1
+        e["released"] += 1
+        e["verified"] += bool(row.get("verified"))
+        e["with_generated_tests"] += bool(row.get("generated_tests"))
+        tests = row.get("tests")
+        after = tests.count if isinstance(tests, Tests) else int(row.get("num_tests") or 0)
+        a["after"].append(after)
+        a["before"].append(int(row.get("tests_before_generation") or after))
+        if row.get("incorrect_run"):
+            e["wrong_programs_run"] += int(row["incorrect_run"])
+            e["_rejected_wrong"] += int(row.get("incorrect_rejected") or 0)
+        if row.get("mutation_score") is not None:
+            a["ms_after"].append(float(row["mutation_score"]))
+            a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
+        e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
+        if row.get("hardcoder_rejected") is not None:
+            e["hardcoder_run"] += 1
+            e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
+        e["single_reference_oracle"] += bool(row.get("single_reference_oracle"))
+        e["tests_only_in_statement_kept"] += bool(row.get("tests_only_in_statement"))
+    for rej in rejects:
+        e = entry(rej["source"])
+        e["problems_in"] += 1
+        if rej.get("reason") == "tests_only_in_statement":
+            e["tests_only_in_statement_rejected"] += 1
+            e["verified"] += 1  # rejected after the references passed
+        elif rej.get("reason") in ("weak_tests",):
+            e["verified"] += 1
+    for source, e in out.items():
+        a = acc[source]
+        e["tests_before"], e["tests_after"] = _mean(a["before"]), _mean(a["after"])
+        e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
+        rejected = e.pop("_rejected_wrong")
+        e["tnr"] = round(rejected / e["wrong_programs_run"], 4) if e["wrong_programs_run"] else None
+    return dict(sorted(out.items()))
+
+
+FUNNEL_COLUMNS = (
+    ("problems_in", "in"), ("verified", "verified"), ("with_generated_tests", "with generated tests"),
+    ("released", "released"), ("tests_before", "tests/problem before"), ("tests_after", "after"),
+    ("tnr", "known-wrong rejected (TNR)"), ("mutation_score_before", "mutation score before"),
+    ("mutation_score", "after"), ("mutants_equivalent", "possibly equivalent mutants"),
+    ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
+    ("tests_only_in_statement_rejected", "only statement examples, rejected"),
+)
+
+
+def funnel_markdown(summary: dict[str, dict[str, Any]]) -> str:
+    """:func:`funnel_by_source` as a markdown table; a figure nothing measured reads ``n/a``."""
+    head = "| source | " + " | ".join(title for _, title in FUNNEL_COLUMNS) + " |"
+    lines = [head, "|---|" + "---|" * len(FUNNEL_COLUMNS)]
+    for source, e in summary.items():
+        cells = []
+        for key, _ in FUNNEL_COLUMNS:
+            value = e.get(key)
+            if key == "hardcoder_rejected":
+                value = f"{value}/{e['hardcoder_run']}" if e["hardcoder_run"] else None
+            cells.append("n/a" if value is None else str(value))
+        lines.append(f"| {source} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,123 @@
+"""Verify's test generation on real records: hidden tests answered by the references, chosen for
+the wrong programs they reject, cached, and never trained on silently when there are none."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+
+import pytest
+
+from evaluator import evaluate_many
+from pipeline.paths import shared_data_dir
+from pipeline.process import process_rows
+from pipeline.sources import collect, default_specs
+from pipeline.testgen.generate import TestGenConfig
+from pipeline.verify import VerifyConfig, verify_rows
+
+GEN = TestGenConfig(inputs=16, max_tests=10, mutants=4, cache=False)
+
+
+@pytest.fixture(scope="module")
+def processed():
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    specs = default_specs()
+    return {name: process_rows(collect(specs[name]).kept).kept for name in ("mbpp", "leetcode", "taco")}
+
+
+def _verify(rows, **generation):
+    return verify_rows(rows, VerifyConfig(generation=dataclasses.replace(GEN, **generation)))
+
+
+def _reference_passes(rows):
+    jobs = [{"id": r["problem_id"], "code": r["solutions"][0], "tests": r["tests"].to_dict()} for r in rows]
+    return [res["passed"] for res in evaluate_many(jobs, stop_on_first_failure=False)]
+
+
+def test_leetcode_examples_get_hidden_call_tests(processed):
+    rows = processed["leetcode"][:6]
+    assert all(r["tests"].hidden_count == 0 for r in rows)  # only the printed examples
+    result = _verify(rows)
+    assert len(result.kept) >= 5, result.reasons()
+    for row in result.kept:
+        generated = [c for c in row["tests"].cases if c.origin != "source"]
+        assert row["generated_tests"] == len(generated) > 0 and row["tests"].hidden_count == len(generated)
+        assert all(c.how and not c.public for c in generated)
+        assert row["hardcoder_rejected"] is True and row["tests_only_in_statement"] is False
+        assert row["mutation_score"] is None or row["mutation_score"] >= (row["mutation_score_before"] or 0)
+    assert all(_reference_passes(result.kept))
+
+
+def test_without_hidden_tests_a_problem_is_rejected_or_marked(processed):
+    rows = processed["leetcode"][:3]
+    rejected = _verify(rows, enabled=False)
+    assert rejected.reasons() == {"tests_only_in_statement": 3}
+    detail = rejected.rejects[0]["detail"]
+    assert "examples the statement prints" in detail and "generation disabled" in detail
+    marked = verify_rows(rows, VerifyConfig(weak_tests="mark", generation=dataclasses.replace(
+        GEN, enabled=False, tests_only_in_statement="mark")))
+    assert [r["tests_only_in_statement"] for r in marked.kept] == [True] * 3
+    assert all(r["weak_tests"] and r["hardcoder_rejected"] is False for r in marked.kept)
+
+
+def test_mbpp_asserts_grow_and_reject_labelled_wrong_programs(processed):
+    rows = processed["mbpp"][:12]
+    result = _verify(rows)
+    grown = [r for r in result.kept if r["generated_tests"]]
+    assert len(grown) >= 10
+    for row in grown:
+        lines = [ln for ln in row["tests"].assert_code.splitlines() if "# generated: " in ln]
+        assert len(lines) == row["generated_tests"] and all(ln.startswith("assert ") for ln in lines)
+    assert all(_reference_passes(grown))
+    # MapCoder's programs that pass MBPP's three asserts but fail its extended tests
+    ids = {r["source_id"]: r for r in grown}
+    before_tests = {r["source_id"]: r["tests"].to_dict() for r in rows}
+    wrong = []
+    with gzip.open(shared_data_dir() / "labelled" / "programs.jsonl.gz", "rt") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            sid = rec["task_id"].split("_")[1] if rec["dataset"] == "mbpp" else None
+            if sid in ids and rec["label_base"] is True and rec["label_extended"] is False:
+                wrong.append((sid, rec["code"]))
+    assert wrong
+    before = evaluate_many([{"id": s, "code": c, "tests": before_tests[s]} for s, c in wrong])
+    after = evaluate_many([{"id": s, "code": c, "tests": ids[s]["tests"].to_dict()} for s, c in wrong])
+    assert sum(not r["passed"] for r in after) > sum(not r["passed"] for r in before)
+
+
+def test_taco_stdin_problems_get_grammar_tests(processed):
+    rows = processed["taco"][:4]
+    result = _verify(rows)
+    grown = [r for r in result.kept if r["generated_tests"]]
+    assert grown, [r.get("generation_note") for r in result.kept] + [j["detail"][:200] for j in result.rejects]
+    for row in grown:
+        origins = {c.origin for c in row["tests"].cases if not c.public}
+        assert origins <= {"grammar", "mutation"} and origins
+    assert all(_reference_passes(grown))
+
+
+def test_a_refresh_takes_generated_tests_from_the_cache(processed, monkeypatch, tmp_path):
+    monkeypatch.setenv("MICROCODER_DATA", str(tmp_path))
+    rows = processed["leetcode"][6:9]
+    first = _verify(rows, cache=True)
+    second = _verify(rows, cache=True)
+    assert first.stats["generation_cache_hits"] == 0 and second.stats["generation_cache_hits"] == 3
+    assert [r["tests"].to_json() for r in first.kept] == [r["tests"].to_json() for r in second.kept]
+
+
+def test_a_reference_that_fails_every_new_input_keeps_its_tests(processed):
+    row = dict(processed["leetcode"][0])
+    code = row["solutions"][0]  # the reference, made to raise on any input but the examples
+    examples = {c.input for c in row["tests"].cases}
+    guard = ("import json as _j\n_examples = " + repr(examples) + "\n"
+             "def _only(f):\n    def g(self, *a):\n        if _j.dumps(list(a)) not in _examples:\n"
+             "            raise ValueError('unseen input')\n        return f(self, *a)\n    return g\n")
+    fn = row["tests"].fn_name
+    row["solutions"] = [guard + code + f"\nSolution.{fn} = _only(Solution.{fn})\n"]
+    result = verify_rows([row], VerifyConfig(weak_tests="mark", generation=dataclasses.replace(
+        GEN, tests_only_in_statement="mark")))
+    kept = result.kept[0]
+    assert kept["generated_tests"] == 0 and "no generated input" in kept["generation_note"]
+    assert kept["tests_only_in_statement"] is True
