@@ -114,9 +114,8 @@ def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
 def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
     from pipeline.testgen.call_inputs import mutate_args
-    from pipeline.testgen.stdin_inputs import stdin_inputs
-
     from pipeline.testgen.public import statement_text
+    from pipeline.testgen.stdin_inputs import stdin_inputs
 
     tests: Tests = row["tests"]
     cand = Candidate(row, tests.kind)
