@@ -21,6 +21,9 @@ from evaluator.sandbox import SETUP_FAILED
 VERDICTS = ("accepted", "wrong_answer", "runtime_error", "time_limit", "memory_limit", "output_limit",
             "internal_error")
 DEFAULT_TIMEOUT_S = 6.0
+# A `call` test's first cases run one process each (most wrong programs fail there, cheaply);
+# the rest run in one process (see _batched_calls).
+BATCH_AFTER = 2
 SNIPPET = 300
 
 
@@ -185,6 +188,47 @@ def _lifted_case(worker, code: str, tests: dict, plan: lift.Plan, *, timeout_s: 
     return out
 
 
+def _batched_calls(worker, code: str, tests: dict, cases: list[dict], *, timeout_s: float, memory_mb: int,
+                   deadline: float | None, mode: str, rel_tol: float, abs_tol: float, keep_output: bool) -> dict[int, dict]:
+    """The ``call`` cases that one process running every call accepts, by index.
+
+    Why: a process per case costs a fork and the sandbox's walls each time, and generated tests
+    give a problem dozens of cases. Only acceptance is taken from the shared process (the same
+    per-call limit, the same comparison); every other case is judged in a process of its own as
+    before, so a failure is always what the case's own process says, and state one call leaves
+    for the next can only make a case fail here, which its own process then re-judges.
+    """
+    from evaluator import values
+
+    calls = []
+    for case in cases:
+        try:
+            args = json.loads(case["input"])
+        except (ValueError, TypeError):
+            return {}
+        calls.append((tuple(args) if isinstance(args, list) else (args,), {}))
+    try:
+        outcomes = values.run_batch(worker, code, tests, calls, values.entry_for(code, tests.get("fn_name") or ""),
+                                    timeout_s, memory_mb, deadline)
+    except Exception:  # noqa: BLE001 - e.g. the worker died: every case gets its own process
+        return {}
+    cmp = _compare()
+    accepted: dict[int, dict] = {}
+    for i, (case, outcome) in enumerate(zip(cases, outcomes)):
+        if not outcome.ok:
+            continue
+        try:
+            value = cmp.encode_value(outcome.value)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if cmp.compare_values(case["output"], value, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol):
+            took = round(outcome.time_s, 4)
+            accepted[i] = {"time_s": took, "cpu_s": took, "verdict": "accepted", "batched": True}
+            if keep_output:
+                accepted[i]["output"] = value
+    return accepted
+
+
 def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s: float, memory_mb: int,
                 mode: str, rel_tol: float, abs_tol: float, deadline: float | None, keep_output: bool = False) -> dict:
     kind = tests["kind"]
@@ -193,7 +237,9 @@ def _judge_case(worker, code: str, tests: dict, case: dict | None, *, timeout_s:
         payload["test"] = _assert_source(tests)
     else:
         payload["stdin"] = case["input"] if kind == "stdin" else ""
-    extra = {"input": case["input"]} if kind == "call" else {}
+    if kind == "call":  # as a memfd, not in the request: generated arguments can be large
+        payload["input"] = case["input"]
+    extra: dict[str, Any] = {}
     if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
         extra["block_s"] = limits.block_cap(timeout_s, None if deadline is None else deadline - time.monotonic())
     raw = worker.run(_request(tests, kind, timeout_s, memory_mb, **extra), payload, deadline)
@@ -248,6 +294,7 @@ def evaluate(
     keep_output: bool = False,
     pool: WorkerPool | None = None,
     lift_asserts: bool = True,
+    batch_calls: bool = True,
 ) -> dict:
     """Judge one program against canonical tests. Never raises for anything the program does.
 
@@ -262,6 +309,9 @@ def evaluate(
     (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
     ``lift_asserts``: run an ``assert`` test's simple asserts as one batch of calls compared here
     (:mod:`evaluator.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
+    ``batch_calls``: after the first :data:`BATCH_AFTER` cases of a ``call`` test, run the rest in
+    one process and take the ones it accepts (such a case says ``batched``; see
+    :func:`_batched_calls`); False: a process per case.
     """
     start = time.perf_counter()
     deadline = None if wall_budget_s is None else time.monotonic() + float(wall_budget_s)
@@ -278,11 +328,18 @@ def evaluate(
         plan = lift.lift(_assert_source(t), t.get("fn_name")) if lift_asserts and t["kind"] == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
-            for case in todo:
+            batched: dict[int, dict] = {}
+            for index, case in enumerate(todo):
                 if deadline is not None and time.monotonic() >= deadline:
                     cases.append({"verdict": "time_limit", "message": "the evaluation's wall-time budget ran out"})
                     break
-                res = plan and _lifted_case(worker, code, t, plan, timeout_s=limit, memory_mb=mem, deadline=deadline)
+                if batch_calls and t["kind"] == "call" and index == BATCH_AFTER and len(todo) - index > 1:
+                    rest = _batched_calls(worker, code, t, todo[index:], timeout_s=limit, memory_mb=mem,
+                                          deadline=deadline, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol,
+                                          keep_output=keep_output)
+                    batched = {index + i: res for i, res in rest.items()}
+                res = batched.get(index) or (plan and _lifted_case(worker, code, t, plan, timeout_s=limit, memory_mb=mem,
+                                                                    deadline=deadline))
                 if res is None:
                     res = _judge_case(worker, code, t, case, timeout_s=limit, memory_mb=mem, mode=mode,
                                       rel_tol=rel_tol, abs_tol=abs_tol, deadline=deadline, keep_output=keep_output)
@@ -324,6 +381,7 @@ def evaluate_many(
     wall_budget_s: float | None = None,
     keep_output: bool = False,
     lift_asserts: bool = True,
+    batch_calls: bool = True,
 ) -> list[dict]:
     """Judge many ``{"id", "code", "tests"}`` items in parallel; results in input order.
     ``wall_budget_s`` bounds each item (see :func:`evaluate`)."""
@@ -336,7 +394,7 @@ def evaluate_many(
             res = evaluate(item["code"], item["tests"], timeout_s=timeout_s, memory_mb=memory_mb,
                            stop_on_first_failure=stop_on_first_failure, mode=mode, rel_tol=rel_tol,
                            abs_tol=abs_tol, output_mb=output_mb, wall_budget_s=wall_budget_s,
-                           keep_output=keep_output, pool=pool, lift_asserts=lift_asserts)
+                           keep_output=keep_output, pool=pool, lift_asserts=lift_asserts, batch_calls=batch_calls)
         except Exception as exc:  # noqa: BLE001 - e.g. an item without "code"
             res = {"passed": False, "verdict": "internal_error", "num_tests": 0, "num_passed": 0,
                    "cases": [{"verdict": "internal_error", "message": f"{type(exc).__name__}: {exc}"}],

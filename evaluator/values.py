@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator import api, lift, lifted, limits, wire
+from evaluator.harness import CALL_PRELUDE
 from evaluator.pool import WorkerPool, shared_pool
 
 Entry = tuple[str, ...]  # ("function", name) or ("method", class name, method name)
@@ -30,6 +31,7 @@ class CallOutcome:
     value: Any = None
     error: str | None = None
     time_s: float = 0.0
+    verdict: str | None = None  # a call that ended its process: the evaluator's verdict for it
 
     @property
     def ok(self) -> bool:
@@ -106,13 +108,40 @@ def _outcomes(steps: list[lift.Step], at: list[int], raw: dict) -> list[CallOutc
 
 
 NOT_RUN = "not run"
+# The harness's imports for `call` programs, less the star imports of sys and io: the steps runner
+# encodes every top-level name once, and sys's and io's stream objects refuse that.
+BATCH_PRELUDE = CALL_PRELUDE.replace("from io import *\n", "").replace("from sys import *\n", "")
+
+
+def run_batch(worker: Any, code: str, t: dict, calls: list[Call], entry: Entry, limit: float, memory_mb: int,
+              deadline: float | None = None) -> list[CallOutcome]:
+    """One sandboxed process running ``calls`` in order on a held worker: the outcome of each call
+    it reached, then of the call that ended it (a time limit, a crash), if any."""
+    steps, at = _plan(entry, calls)
+    left = None if deadline is None else deadline - time.monotonic()
+    extra = {"block_s": limits.block_cap(limit, left), "ticks": len(steps) + 1}
+    request = api._request(t, "calls", limit, memory_mb, **extra)
+    if t.get("kind") == "call":  # what a `call` test's program runs after: the harness's imports
+        request["prelude"] = BATCH_PRELUDE + (t.get("prelude") or "")
+    start = time.monotonic()
+    raw = worker.run(request, {"code": code, "steps": lifted.payload(lift.Plan(tuple(steps), ()))}, deadline)
+    got = _outcomes(steps, at, raw)
+    lines = lifted._lines(raw) if "candidate" in raw else []
+    raised = bool(lines) and isinstance(lines[-1], dict) and "x" in lines[-1]
+    if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
+        verdict, msg = api.classify(raw, "calls")
+        verdict = verdict or "runtime_error"
+        got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict,
+                               time_s=round(time.monotonic() - start, 4)))
+    return got[: len(calls)]
 
 
 def call_values(code: str, tests: Any, calls: list[Call], *, entry: Entry | None = None, timeout_s: float | None = None,
                 memory_mb: int = 2048, output_mb: int = 64, pool: WorkerPool | None = None,
                 budget_s: float | None = None, stop_after_timeout: bool = False) -> list[CallOutcome]:
     """What ``code`` returns for each call, in order. ``tests`` gives the prelude, ``fn_name`` and
-    time limit (canonical tests); ``entry`` defaults to :func:`entry_for` of ``fn_name``.
+    time limit (canonical tests); ``entry`` defaults to :func:`entry_for` of ``fn_name``. A call
+    that ends its process fails alone: the calls after it run in a fresh one.
 
     Calls not reached are ``NOT_RUN``: after ``budget_s`` of wall time, or after the first time
     limit with ``stop_after_timeout`` (a program that loops once usually loops again: asking it
@@ -128,23 +157,10 @@ def call_values(code: str, tests: Any, calls: list[Call], *, entry: Entry | None
     results: list[CallOutcome] = []
     began = time.monotonic()
     while len(results) < len(calls):
-        timed_out = any((o.error or "").startswith("time_limit") for o in results)
+        timed_out = any(o.verdict == "time_limit" for o in results)
         if (budget_s is not None and time.monotonic() - began >= budget_s) or (stop_after_timeout and timed_out):
             results += [CallOutcome(error=NOT_RUN)] * (len(calls) - len(results))
             break
-        todo = calls[len(results):]
-        steps, at = _plan(entry, todo)
-        extra = {"block_s": limits.block_cap(limit, None), "ticks": len(steps) + 1}
-        payload = lifted.payload(lift.Plan(tuple(steps), ()))
-        start = time.monotonic()
         with pool.worker(None) as worker:
-            raw = worker.run(api._request(t, "calls", limit, mem, **extra), {"code": code, "steps": payload}, None)
-        got = _outcomes(steps, at, raw)
-        lines = lifted._lines(raw) if "candidate" in raw else []
-        raised = bool(lines) and isinstance(lines[-1], dict) and "x" in lines[-1]
-        if len(got) < len(todo) and (not raised or not got):  # the process ended inside the next call
-            verdict, msg = api.classify(raw, "calls") if "candidate" in raw else ("internal_error", "no worker")
-            got.append(CallOutcome(error=f"{verdict or 'runtime_error'}: {msg}".strip(),
-                                   time_s=round(time.monotonic() - start, 4)))
-        results.extend(got[: len(todo)])
+            results += run_batch(worker, code, t, calls[len(results):], entry, limit, mem)
     return results

@@ -124,6 +124,8 @@ class ForkServer:
         mem = max(int(req.get("memory_mb") or 2048) << 20, sandbox.vm_size_bytes() + (256 << 20))
         limits = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                   "nproc": int(req.get("nproc") or 256)}
+        if "input" in fds:  # a call's arguments: a memfd, as large as they come (a message has a size cap)
+            req = {**req, "input": _take_text(fds.pop("input"))}
         workdir = self.jail.begin_case()
         procs: dict[str, tuple[int, list[int]]] = {}
         ticks = None

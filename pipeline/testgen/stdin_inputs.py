@@ -44,8 +44,8 @@ MAX_TOKENS = 200_000  # a generated input's size cap: reference runs stay fast
 MAX_BYTES = 200_000
 MAX_BODY = 8  # lines (elements) in a multi-line repeated block
 SEARCH_NODES = 12_000  # inference search budget, per search order
-SEARCH_SECONDS = 0.8  # per search order (up to three orders)
-SETTLE_SECONDS = 0.05  # after a first solution, look this long for a better one
+SEARCH_SECONDS = 3.0  # per search order (up to three orders): a safety net; the node budgets decide
+SETTLE_NODES = 1500  # after a first solution, search this much further for a better one
 _MAX_SOLUTIONS = 8
 BODY_NODES = 400  # search budget of one multi-line block hypothesis
 EXAMPLE_LINES = 3000  # larger examples are left out of inference (they are still parsed afterwards)
@@ -64,10 +64,10 @@ _NUM = ("int", "float", "digits")
 
 @functools.lru_cache(maxsize=1 << 16)
 def _cls(tok: str) -> str:
-    """``int``, ``float``, ``digits`` (a digit string: leading zero or too long to be a number) or ``str``."""
+    """``int``, ``float``, ``digits`` (a digit string: leading zero, or a number of more than 30 digits) or ``str``."""
     if _INT_RE.fullmatch(tok):
         digits = tok.lstrip("+-")
-        if (len(digits) > 1 and digits[0] == "0") or len(digits) > 18:
+        if (len(digits) > 1 and digits[0] == "0") or len(digits) > 30:
             return "digits"
         return "int"
     if _FLOAT_RE.fullmatch(tok):
@@ -129,6 +129,7 @@ class Scalar:
     cats: list | None = None
     bounded: bool = False  # lo/hi come from the statement
     stated_hi: float | None = None  # the statement's upper bound, where it gives a number
+    signed: bool = False  # digit strings: some are negative
 
 
 @dataclass(eq=False)
@@ -376,16 +377,16 @@ def _parse_seq(elems: list, lines: list, pos: int, env: dict, rec: _Rec | None =
             pos += 1
         else:
             k = _count(e.count, env)
-            if k is None or k < 0 or k > len(lines) - pos:
-                return None  # every block takes at least one line
+            if k is None or k < 0 or k > len(lines) - pos + 1:
+                return None  # every block takes a line (but an empty list left out at the very end)
             iters: list | None = [] if out is not None else None
             start = pos
-            for _ in range(k):
+            for i in range(k):
                 benv = dict(env)
                 sub: list | None = [] if out is not None else None
                 before = pos
                 pos = _parse_seq(e.body, lines, pos, benv, rec, sub)
-                if pos is None or pos == before:
+                if pos is None or (pos == before and (before < len(lines) or i < k - 1)):
                     return None
                 if iters is not None:
                     iters.append(sub)
@@ -735,13 +736,15 @@ def _search(texts: list[str], tests_hint: bool = False, hints: dict | None = Non
             break
         infer = _Infer(lines_first, hints or {})
         found = 0
+        settle = None
         try:
             for elems, _ in infer.seq([_Inst(p, 0, {}) for p in small], [], 0, open_end=False):
                 sc = _total_score(elems, tests_hint)
                 if best is None or sc < best[0]:
                     best = (sc, elems)
                 found += 1
-                if found >= _MAX_SOLUTIONS or time.monotonic() > infer.started + SETTLE_SECONDS:
+                settle = infer.nodes + SETTLE_NODES if settle is None else settle
+                if found >= _MAX_SOLUTIONS or infer.nodes > settle:
                     break
         except _Budget:
             exhausted = True
@@ -945,6 +948,7 @@ def _finish(g: Grammar, statement: str, rec: _Rec) -> None:
         if e.count is not None and e.count.var is not None:
             g.counted.add(e.count.var)
     g.scalars = scalars
+    whole_line = {e.prefix[0].sid for e in _walk(g.elems) if isinstance(e, Line) and len(e.prefix) == 1 and e.vec is None and e.switch is None}
     # kinds and observed ranges
     for s in scalars.values():
         if s.n == 0:
@@ -954,7 +958,9 @@ def _finish(g: Grammar, statement: str, rec: _Rec) -> None:
             s.alphabet = "ab"
             s.len_min = s.len_max = s.len_min or 1
             continue
-        if s.n_int == s.n and not (s.length is not None):
+        binary = (s.sid not in g.counted and all(set(v) <= {"0", "1"} for v in s.values)  # "0110": bits, not a number
+                  and max(len(v) for v in s.values) >= (4 if s.sid in whole_line else 8))
+        if s.n_int == s.n and s.length is None and not binary:
             s.kind = "int"
         elif s.n_int + s.n_float == s.n and s.n_float:
             s.kind = "float"
@@ -1000,11 +1006,12 @@ def _finish(g: Grammar, statement: str, rec: _Rec) -> None:
                             g.sum_bounds[s.sid] = sums[name]
                         elif s.var and name is not None and name.lower() in {k.lower() for k in sums}:
                             g.sum_bounds[s.sid] = next(v for k, v in sums.items() if k.lower() == name.lower())
-    for e in _walk(g.elems):  # a count of n - 1 needs n >= 1
-        for cnt in [e.count] + ([p.length for p in e.prefix] if isinstance(e, Line) else []):
-            if cnt is not None and cnt.var in scalars and cnt.off < 0 and scalars[cnt.var].kind == "int":
+    for e in _walk(g.elems):  # a count of n - 1 needs n >= 1; a string's length, n >= 1
+        lengths = [p.length for p in e.prefix if p.length is not None] if isinstance(e, Line) else []
+        for cnt in [e.count] + lengths:
+            if cnt is not None and cnt.var in scalars and (cnt.off < 0 or cnt in lengths) and scalars[cnt.var].kind == "int":
                 v = scalars[cnt.var]
-                v.lo = max(v.lo, -cnt.off)
+                v.lo = max(v.lo, 1 - cnt.off if cnt in lengths else -cnt.off)
                 v.hi = max(v.hi, v.lo)
                 v.small_hi = max(v.small_hi, v.lo)
     for sid in g.tlike:  # zero test cases is no test
@@ -1056,6 +1063,9 @@ def _string_shape(s: Scalar, statement: str, g: Grammar) -> None:
     distinct = len(s.values)
     if s.length is None and distinct <= 6 and s.n >= 2 * distinct and s.n >= 3 and not (s.len_max and s.len_max > 12 and distinct > 2):
         s.cats = sorted(vals)
+    if vals and all(re.fullmatch(r"[+-]?\d+", v) for v in vals):  # long numbers, digit strings: no sign inside
+        s.signed = any(v.startswith("-") for v in vals)
+        chars = sorted(set(chars) - {"+", "-"})
     lower = all(c in string.ascii_lowercase for c in chars)
     upper = all(c in string.ascii_uppercase for c in chars)
     digits = all(c in string.digits for c in chars)
@@ -1348,6 +1358,8 @@ class _Gen:
             nz = alpha.replace("0", "")
             if nz:
                 out[0] = self.rng.choice(nz)
+        if s.signed and k and self.rng.random() < 0.5:
+            return "-" + "".join(out)
         return "".join(out)
 
     def value(self, s: Scalar, env: dict) -> str:
@@ -1544,7 +1556,11 @@ class _Gen:
     def repeat(self, e: Repeat, env: dict, src: list | None) -> None:
         k = _count(e.count, env)
         k = max(0, k if k is not None else 1)
-        self.need(k * sum(2 for x in e.body if isinstance(x, Line)), k * sum(len(x.prefix) for x in e.body if isinstance(x, Line)))
+        per = 0  # tokens each block takes at least (its lines' fixed tokens, lists counted by outer variables)
+        for x in e.body:
+            if isinstance(x, Line):
+                per += len(x.prefix) + max(0, (_count(x.count, env) or 0) if x.vec is not None else 0)
+        self.need(k * max(2, 2 * per), k * per)
         if e.edges is not None and (e.edges["tree"] or e.edges["simple"] or e.edges["connected"]):
             if self.edge_list(e, env, k, src):
                 return
