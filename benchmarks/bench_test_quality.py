@@ -115,7 +115,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
         "mutation_before": round(sum(r["mutation_score_before"] for r in scored) / len(scored), 3) if scored else None,
         "mutation_after": round(sum(r["mutation_score"] for r in scored) / len(scored), 3) if scored else None,
         "hardcoder": f"{sum(bool(r['hardcoder_rejected']) for r in hard)}/{len(hard)}" if hard else "n/a",
-        "rejected_only_statement": verified.reasons().get("tests_only_in_statement", 0),
+        "only_statement": sum(1 for r in released if r.get("tests_only_in_statement")),
         "verify_s": round(verify_s, 1),
     }
     return out, newly_rejected
@@ -137,14 +137,14 @@ def main() -> None:
         newly += rejected
         print(f"{name}: done in {out['verify_s']} s of Verify", file=sys.stderr)
     head = ("source", "problems", "released", "gen", "tests b/a", "TPR before", "TPR after", "TNR before", "TNR after",
-            "mutation b/a", "hardcoder rejected", "reward ms b/a", "only-statement")
+            "mutation b/a", "hardcoder rejected", "reward ms b/a", "only statement examples")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
         cells = (r["source"], r["problems"], r["released"], r["generated_for"], f"{r['tests_before']} / {r['tests_after']}",
                  r["before"]["tpr"], r["after"]["tpr"], r["before"]["tnr"], r["after"]["tnr"],
                  f"{r['mutation_before']} / {r['mutation_after']}", r["hardcoder"],
-                 f"{r['before']['time_ms']} / {r['after']['time_ms']}", r["rejected_only_statement"])
+                 f"{r['before']['time_ms']} / {r['after']['time_ms']}", r["only_statement"])
         print("| " + " | ".join(str(c) for c in cells) + " |")
     print(f"\nlabelled-correct programs the new tests reject: {len(newly)}")
     for item in newly:

@@ -37,8 +37,9 @@ from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.testgen import asserts
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 CLEAN = ("accepted", "wrong_answer")
+REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
 
 
@@ -62,6 +63,7 @@ class TestGenConfig:
     # inputs proposed per problem by a model-written generator and validator (the `sampler`
     # resource: vLLM or an OpenAI-compatible server); 0: off, the CPU default
     model_inputs: int = 0
+    model_max_tokens: int = 1024  # the length of the model's answer (both functions)
     cache: bool = True
 
 
@@ -114,6 +116,8 @@ def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
 def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
     from pipeline.testgen.call_inputs import mutate_args
+    from pipeline.testgen.constraints import parse_constraints
+    from pipeline.testgen.envelope import Envelope
     from pipeline.testgen.public import statement_text
     from pipeline.testgen.stdin_inputs import stdin_inputs
 
@@ -125,19 +129,21 @@ def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
             made, reason = stdin_inputs([c.input for c in tests.cases], statement, n=config.inputs, seed=config.seed)
             cand.note = reason
             cand.inputs, cand.labels = [m[0] for m in made], [m[1] for m in made]
-        elif tests.kind == "call":
-            made = mutate_args(_call_examples(tests), n=config.inputs, seed=config.seed, statement=statement,
-                               param_names=_param_names(row, tests.fn_name))
-            cand.inputs, cand.labels = [(m[0], m[1]) for m in made], [m[2] for m in made]
         else:
-            found = asserts.examples(tests)
-            if found is None:
-                cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
-                return cand
-            cand.entry, examples = found
-            params = _param_names(row, cand.entry[-1])
-            made = mutate_args([(a, k) for a, k, _ in examples], n=config.inputs, seed=config.seed,
-                               statement=statement, param_names=params)
+            if tests.kind == "call":
+                examples, params = _call_examples(tests), _param_names(row, tests.fn_name)
+            else:
+                found = asserts.examples(tests)
+                if found is None:
+                    cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
+                    return cand
+                cand.entry, lifted = found
+                examples, params = [(a, k) for a, k, _ in lifted], _param_names(row, cand.entry[-1])
+            made = mutate_args(examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
+            if not parse_constraints(statement):  # nothing states what is valid: stay inside the examples
+                envelope = Envelope(examples)
+                made = [m for m in made if envelope.admits(m[0], m[1])]
+            made = made[: config.inputs]
             cand.inputs, cand.labels = [(m[0], m[1]) for m in made], [m[2] for m in made]
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
@@ -234,7 +240,8 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
         answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes])
     for ci, per_ref in answers.items():
         cand = cands[ci]
-        limit = cand.row["tests"].time_limit_s or 6.0
+        # a tenth of the limit: a correct program several times slower than the reference still passes
+        limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or 6.0)
         for i in range(len(cand.inputs)):
             runs = [ref[i] for ref in per_ref]
             if not all(ok and took <= limit for ok, _, took in runs):
@@ -507,7 +514,7 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
     from pipeline.testgen.model_inputs import model_inputs
 
     proposed = model_inputs([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
-                            evaluate_many=evaluate_many)
+                            evaluate_many=evaluate_many, max_tokens=config.model_max_tokens)
     for cand, inputs in zip(cands, proposed):
         if cand.kind == "assert" and cand.entry is None:
             continue  # nothing to call: the asserts did not lift

@@ -102,7 +102,8 @@ def test_the_cpu_model_writes_generators_end_to_end(leetcode, cpu_model_path):
     rows = [_list_problem(leetcode)]
     with make_sampler("transformers", model=cpu_model_path, device="cpu", num_threads=2) as model:
         config = VerifyConfig(weak_tests="mark", generation=dataclasses.replace(
-            TestGenConfig(), inputs=0, model_inputs=8, cache=False, tests_only_in_statement="mark"))
+            TestGenConfig(), inputs=0, model_inputs=8, model_max_tokens=160, cache=False,
+            tests_only_in_statement="mark"))
         result = verify_rows(rows, config, sampler=model)
     # SmolLM2 (135M) rarely writes a working generator: the stage must finish and say what it got
     kept = result.kept[0]
