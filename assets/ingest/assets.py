@@ -11,6 +11,7 @@ from pipeline.process.checkers import checker_counts
 from pipeline.schema import PROBLEM_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, rows_to_table
 from pipeline.sources import collect
 from pipeline.sources.discovery import spec_for
+from pipeline.testgen.public import only_public
 
 GROUP = "ingest"
 
@@ -51,5 +52,6 @@ def process_source(context: dg.AssetExecutionContext, raw_problems: Rows, transl
     context.log.info(f"{context.partition_key}: {len(raw_problems)} rows -> {len(result.kept)} kept, {len(result.rejects)} rejected")
     yield dg.Output(rows_to_table(result.kept, PROCESSED_SCHEMA), "processed_problems", metadata={
         **table_metadata(result.kept), **length_metadata(result.kept), "input_rows": len(raw_problems),
-        "checkers": dg.MetadataValue.json(checker_counts(result.kept))})
+        "checkers": dg.MetadataValue.json(checker_counts(result.kept)),
+        "only_statement_examples": only_public(result.kept)})  # rows whose every test the statement prints
     yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "process_rejects", metadata=rejects_metadata(result.rejects))

@@ -116,11 +116,7 @@ def statement_text(row: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def public_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Problems whose every test is one the statement prints, per source."""
-    out: dict[str, int] = {}
-    for row in rows:
-        tests = row.get("tests")
-        if isinstance(tests, Tests) and tests.count and tests.hidden_count == 0:
-            out[row["source"]] = out.get(row["source"], 0) + 1
-    return dict(sorted(out.items()))
+def only_public(rows: list[dict[str, Any]]) -> int:
+    """How many rows have no test beyond the examples their statement prints (Verify must add some)."""
+    return sum(1 for row in rows if isinstance(row.get("tests"), Tests) and row["tests"].count
+               and row["tests"].hidden_count == 0)

@@ -10,7 +10,7 @@ from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.schema import TestCase, Tests
 from pipeline.sources import collect, default_specs
-from pipeline.testgen.public import mark_public, public_counts
+from pipeline.testgen.public import mark_public, only_public
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +22,12 @@ def processed():
 
 
 def test_statement_examples_are_public_and_other_tests_hidden(processed):
-    only_public = public_counts([r for rows in processed.values() for r in rows])
     # TACO's tests are the examples parsed out of its statements; LeetCodeDataset's are its
-    # problems' printed examples (kept as statement_examples): almost all only public.
-    assert only_public["taco"] >= 0.95 * len(processed["taco"])
-    assert only_public["leetcode"] >= 0.9 * len(processed["leetcode"])
+    # problems' printed examples (kept as source_statement): almost all only public.
+    assert only_public(processed["taco"]) >= 0.95 * len(processed["taco"])
+    assert only_public(processed["leetcode"]) >= 0.9 * len(processed["leetcode"])
     # MBPP's asserts and KodCode's pytest tests are not printed in their statements.
-    assert "mbpp" not in only_public and "kodcode" not in only_public
+    assert only_public(processed["mbpp"]) == 0 and only_public(processed["kodcode"]) == 0
 
 
 def test_marks_survive_storage(processed):
