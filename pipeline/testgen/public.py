@@ -23,20 +23,25 @@ from typing import Any
 from pipeline.schema import Tests
 
 _TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+", re.IGNORECASE)
+_SYMBOLS = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|[^\w\s'\"]", re.IGNORECASE)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.IGNORECASE)
 
 
-def tokens(text: str) -> list[str]:
-    """Words and numbers, lower-cased; ``true``/``false``/``none``/``null`` as one spelling."""
-    out = [t.lower() for t in _TOKEN.findall(text)]
-    return ["true" if t == "true" else "false" if t == "false" else "null" if t in ("none", "null") else t for t in out]
+def _spelling(token: str) -> str:
+    """One spelling per value: ``2.00000`` and ``2.0`` as ``2``; ``None`` and ``null`` alike."""
+    if _NUMBER.fullmatch(token) and ("." in token or "e" in token.lower()):
+        try:
+            value = float(token)
+        except (ValueError, OverflowError):
+            return token
+        return str(int(value)) if value.is_integer() and abs(value) < 1e18 else repr(value)
+    return "null" if token in ("none", "null") else token
 
 
-def _value_tokens(json_text: str) -> list[str]:
-    try:
-        value = json.loads(json_text)
-    except ValueError:
-        return tokens(json_text)
-    return tokens(json.dumps(value, ensure_ascii=False).replace('\\"', " ").replace("\\n", " "))
+def tokens(text: str, symbols: bool = False) -> list[str]:
+    """Words and numbers, lower-cased, one spelling per value; with ``symbols``, punctuation
+    too (not quotes), for a value that is nothing but punctuation (``"()[]"``)."""
+    return [_spelling(t.lower()) for t in (_SYMBOLS if symbols else _TOKEN).findall(text)]
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
@@ -47,18 +52,31 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
                for i in range(len(haystack) - size + 1))
 
 
-def shown(statement_tokens: list[str], inputs: list[list[str]], output_tokens: list[str]) -> bool:
-    """The statement prints these inputs and this output (each a contiguous run of tokens)."""
-    return any(inputs) and all(_contains(statement_tokens, part) for part in inputs if part) and (
-        not output_tokens or _contains(statement_tokens, output_tokens))
+def shown(statement_tokens: list[str], inputs: list[list[str]], output_tokens: list[str],
+          statement_symbols: list[str] | None = None) -> bool:
+    """The statement prints these inputs and this output (each a contiguous run of tokens). A
+    part given as ``("symbols", tokens)`` is matched against the statement's ``statement_symbols``."""
+    def found(part) -> bool:
+        if isinstance(part, tuple):
+            return statement_symbols is not None and _contains(statement_symbols, part[1])
+        return _contains(statement_tokens, part)
+
+    return any(inputs) and all(found(part) for part in inputs if part) and (
+        not output_tokens or found(output_tokens))
 
 
-def _arg_tokens(json_text: str) -> list[list[str]]:
+def _part(text: str) -> list[str] | tuple[str, list[str]]:
+    """A value's tokens, or its punctuation when it has no word or number (``("symbols", ...)``)."""
+    words = tokens(text)
+    return words if words else ("symbols", tokens(text, symbols=True))
+
+
+def _arg_tokens(json_text: str) -> list:
     try:
         args = json.loads(json_text)
     except ValueError:
         return [tokens(json_text)]
-    return [_value_tokens(json.dumps(a)) for a in (args if isinstance(args, list) else [args])]
+    return [_part(json.dumps(a, ensure_ascii=False)) for a in (args if isinstance(args, list) else [args])]
 
 
 def assert_examples(assert_code: str) -> list[tuple[list[list[str]], list[str]]]:
@@ -93,12 +111,13 @@ def mark_public(statement: str | None, tests: Tests) -> Tests:
     words = tokens(statement or "")
     if not words:
         return tests
+    symbols = tokens(statement or "", symbols=True)
     if tests.kind == "assert":
         tests.public_asserts = sum(shown(words, args, rest) for args, rest in assert_examples(tests.assert_code or ""))
         return tests
     for case in tests.cases:
         if tests.kind == "call":
-            case.public = shown(words, _arg_tokens(case.input), _value_tokens(case.output))
+            case.public = shown(words, _arg_tokens(case.input), _part(case.output), symbols)
         else:
             case.public = shown(words, [tokens(case.input)], tokens(case.output))
     return tests
