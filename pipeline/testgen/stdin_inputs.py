@@ -1743,9 +1743,9 @@ def stdin_inputs(examples: list[str], statement: str = "", *, n: int = 20, seed:
     except Exception as exc:  # noqa: BLE001 - contract: never raises; an inference bug costs this problem its inputs
         return [], f"inference failed: {type(exc).__name__}: {exc}"[:300]
     try:
-        made = generate(g, n=n, seed=seed)
+        made = [m for m in generate(g, n=n, seed=seed) if g.parses(m[0])]  # never one that breaks its own grammar
     except Exception as exc:  # noqa: BLE001 - same contract for generation
         return [], f"generation failed: {type(exc).__name__}: {exc}"[:300]
     if not made:
-        return [], "no new distinct input could be generated"
+        return [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
     return made, None

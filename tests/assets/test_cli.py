@@ -199,7 +199,7 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     from assets.cli import difficulty_backend, main, resolve_job, sample_run_config, translate_run_config
     from pipeline.samplers import vllm_backend
 
-    for job, config in (("dataset_job", sample_run_config(8, "vllm")), ("ingest_job", translate_run_config(1))):
+    for job, config in (("dataset_job", sample_run_config(8, "vllm", 5)), ("ingest_job", translate_run_config(1))):
         assert dg.validate_run_config(resolve_job(job), config), job
     assert sample_run_config(8)["ops"]["difficulty_scores"]["config"]["sample_size"] == 8
     assert "resources" not in sample_run_config(8)
@@ -215,3 +215,6 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     seen = {}
     monkeypatch.setattr("assets.cli.run_main", lambda *a, **kw: seen.update(kw) or 0)
     assert main(["run", "--translate", "3", "--no-training"]) == 0 and seen["translate"] == 3
+    assert seen["generate"] == 5  # the main job's test-generation sample per source
+    assert main(["run", "--generate", "-1"]) == 0 and seen["generate"] is None  # every problem
+    assert sample_run_config(8, None, 5)["ops"]["verify_problems"]["config"]["generation"]["sample_per_source"] == 5
