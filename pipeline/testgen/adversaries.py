@@ -433,3 +433,14 @@ def mutants(code: str, *, limit: int = 8, seed: int = 0) -> list[tuple[str, str]
                     out.append((source, f"{kind}@L{site[3]}"))
                     break
     return out
+
+
+def hardcoder_constant(reference: str) -> str | None:
+    """The reference's top-level functions, each answering 0: the hardcoder of a test whose calls
+    do not lift (pytest functions), which has no example to memorise."""
+    try:
+        tree = ast.parse(reference)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in names) or None

@@ -17,7 +17,7 @@ few properties every example shares, since references are only right on valid in
 strictly increasing, distinct, permutation lists; equal lengths of two arguments; an int argument
 equal to, or at most, another argument's length. LeetCode's list encodings are kept valid: a
 binary tree in level order with None holes (parameter ``root``, or a statement about a binary
-tree and a list with None) is mutated as a tree by :func:`mutate_tree_list` (a binary search tree
+tree and a list with None) is mutated as a tree by :func:`_tree_mutation` (a binary search tree
 stays one); a linked list is a plain list.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 
 from pipeline.testgen.constraints import Bound, alphabet, parse_constraints, size_bound, value_bound
 
-__all__ = ["mutate_args", "mutate_tree_list"]
+__all__ = ["mutate_args"]
 
 MAX_SCALED_SIZE = 1000  # elements of one list, characters of one string
 MAX_TOTAL_ELEMENTS = 10_000  # leaves (characters included) of one input
@@ -47,26 +47,14 @@ Number = int | float
 # --- shapes: what the examples' values at one position look like ---------------------------
 
 
+_KINDS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "list"), (tuple, "tuple"),
+          (dict, "dict"), ((set, frozenset), "set"))  # bool before int: a bool is an int
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, tuple):
-        return "tuple"
-    if isinstance(value, dict):
-        return "dict"
-    if isinstance(value, (set, frozenset)):
-        return "set"
-    return "other"
+    return next((name for types, name in _KINDS if isinstance(value, types)), "other")
 
 
 def _sorted_values(values: Any) -> list[Any]:
@@ -370,42 +358,6 @@ def _tree_mutation(values: list[Any], rng: random.Random, make_value, *, min_nod
     if bst_range is not None and not _relabel_bst(root, rng, *bst_range):
         return None
     return _encode_tree(root), label
-
-
-def mutate_tree_list(values: list[Any], rng: random.Random, *, value_range: tuple[Number, Number] | None = None,
-                     max_nodes: int | None = None, min_nodes: int = 1, bst: bool = False) -> list[Any]:
-    """A mutated copy of a binary tree in LeetCode's level order (``[1, None, 2, 3]``).
-
-    One of: change a node's value, add a leaf, remove a leaf, swap a node's children; the result
-    is a canonical level-order list (root first and not None, no children listed under a None,
-    no trailing None). New values are ints in ``value_range`` (else around the tree's own values);
-    ``bst`` keeps in-order values strictly increasing. Returns a copy of ``values`` if nothing applies.
-    """
-    try:
-        own = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if value_range is None:
-            if own:
-                lo, hi = min(own), max(own)
-                span = max(int(hi - lo), 2)
-                value_range = (int(lo) - span if lo < 0 else max(0, int(lo) - span), int(hi) + span)
-            else:
-                value_range = (0, 100)
-        lo, hi = value_range
-
-        def make_value(old: Any = None) -> Any:
-            if old is not None and not isinstance(old, (int, float)):
-                return old
-            if isinstance(lo, int) and isinstance(hi, int):
-                if old is not None and rng.random() < 0.5:
-                    return min(hi, max(lo, int(old) + rng.choice((-1, 1))))
-                return rng.randint(lo, hi)
-            return round(rng.uniform(lo, hi), 2)
-
-        result = _tree_mutation(list(values), rng, make_value, min_nodes=min_nodes, max_nodes=max_nodes,
-                                bst_range=value_range if bst else None)
-        return result[0] if result else list(values)
-    except (TypeError, ValueError, IndexError, RecursionError):
-        return list(values)
 
 
 # --- one argument position -------------------------------------------------------------------

@@ -271,26 +271,13 @@ def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str 
             return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
         found = asserts.examples(tests)
         if found is None and entry is None and not tests.fn_name:
-            return _constant_program((row.get("solutions") or [""])[0])
+            return adversaries.hardcoder_constant((row.get("solutions") or [""])[0])
         words = tokens(statement_text(row))
         shown_flags = [shown(words, a, r) for a, r in assert_examples(tests.assert_code or "")]
         known = [ex for ex, public in zip(found[1] if found else [], shown_flags) if public]
         return adversaries.hardcoder_assert(entry or (found[0] if found else ("function", tests.fn_name)), known)
     except Exception:  # noqa: BLE001 - no hardcoder for this problem: measured without it
         return None
-
-
-def _constant_program(reference: str) -> str | None:
-    """The reference's top-level functions, each answering 0: the hardcoder of a test whose calls
-    do not lift (pytest functions), which has no example to memorise."""
-    import ast
-
-    try:
-        tree = ast.parse(reference)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in names) or None
 
 
 def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:

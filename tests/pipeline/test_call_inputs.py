@@ -9,7 +9,7 @@ import random
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, _decode_tree, _encode_tree, mutate_args, mutate_tree_list
+from pipeline.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, _decode_tree, _encode_tree, _tree_mutation, mutate_args
 from pipeline.testgen.constraints import parse_constraints, size_bound, value_bound
 
 KINDS = ("mutation:", "boundary:", "scale:")
@@ -202,16 +202,22 @@ def _valid_tree(values) -> bool:
     return not values or (values[0] is not None and values == _encode_tree(_decode_tree(values)))
 
 
+def _mutate_tree(values, rng, lo, hi, **kw):
+    """One tree mutation as mutate_args runs it (values drawn in [lo, hi])."""
+    result = _tree_mutation(values, rng, lambda old=None: rng.randint(lo, hi), **kw)
+    return result[0] if result else values
+
+
 def test_tree_lists_stay_valid_level_order():
     rng = random.Random(0)
     tree = [3, 9, 20, None, None, 15, 7]
     for _ in range(200):
-        tree = mutate_tree_list(tree, rng, value_range=(-5, 50), max_nodes=12)
+        tree = _mutate_tree(tree, rng, -5, 50, max_nodes=12)
         assert _valid_tree(tree) and tree[0] is not None
         assert len([v for v in tree if v is not None]) <= 12
     bst = [5, 3, 6, 2, 4, None, 7]
     for _ in range(100):
-        bst = mutate_tree_list(bst, rng, value_range=(0, 100), bst=True)
+        bst = _mutate_tree(bst, rng, 0, 100, bst_range=(0, 100))
         order = []
 
         def walk(node):
