@@ -220,8 +220,8 @@ def _launchpad_type(annotation: Any, where: str) -> Any:
         return dict[str, pair[1]]  # type: ignore[valid-type]
     if (item := _item_type(annotation)) is not None:
         return list[item]  # type: ignore[valid-type]
-    if origin in _MAPPINGS and args and args[0] is str and args[1] in _SIMPLE:
-        return dict[str, args[1]]  # type: ignore[valid-type]
+    if origin in _MAPPINGS and args and args[0] in (str, int) and args[1] in _SIMPLE:
+        return dict[str, args[1]]  # type: ignore[valid-type]  # launchpad keys are text
     raise UnexpressibleSetting(
         f"{where}: type {annotation!r} has no launchpad form; change the type or pass "
         f"run_config_for(..., exclude={{{where.rsplit('.', 1)[-1]!r}: 'why'}})"
@@ -295,5 +295,9 @@ def _from_launchpad(annotation: Any, value: Any, where: str) -> Any:
     if origin is list:
         return list(value)
     if origin in _MAPPINGS:
-        return dict(value)
+        key_type = (typing.get_args(annotation) or (str,))[0]
+        try:
+            return {key_type(k): v for k, v in value.items()}
+        except ValueError as err:
+            raise ValueError(f"{where}: keys must be {key_type.__name__}, got {list(value)}") from err
     return value

@@ -9,7 +9,11 @@ Each row compares a naive baseline with this project's variant, in the same run:
 - LM head + log-probs: naive = hidden @ W.T, then the naive path vs ``fused_linear_logprobs``
   (never materializes the [tokens, vocab] logits).
 - policy loss: verl's ``compute_policy_loss_vanilla`` arithmetic (dual clip always on),
-  transcribed, vs ``policy_loss``.
+  transcribed, vs ``token_policy_loss`` (what ``loss_mode=microcoder`` runs) aggregated token-mean.
+
+The log-prob kernels are references under ``tests/training/logprob_kernels.py``: verl computes
+log-probs itself, and a kernel moves into ``training/`` only when a GPU run of this benchmark
+shows it faster than verl's path.
 
 Run: .venv/bin/python benchmarks/bench_grpo_loss.py [--rows N] [--reps K]
 """
@@ -25,11 +29,11 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from training.grpo import (  # noqa: E402
+from tests.training.grpo_reference import policy_loss  # noqa: E402
+from tests.training.logprob_kernels import (  # noqa: E402
     chunked_logprobs_at_temperature,
     fused_linear_logprobs,
     logprobs_at_temperature,
-    policy_loss,
 )
 
 T = 1.2

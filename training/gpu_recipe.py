@@ -1,8 +1,9 @@
 """Paper-scale GPU settings (vLLM rollout, FSDP, bf16) for one node or several through Ray.
 
-The paper's defaults: Qwen3-4B-Instruct-2507 (or Qwen3-1.7B), 8K responses (4K for the
-context-length study), temperature 1.2, train batch 64, lr 1e-6, 8 samples per query, pass@1
-over 4 attempts. What changes with the hardware is derived here: micro-batch sizes and the
+The algorithm and the run's length are the ``paper`` profile's (GRPOConfig's defaults, stated once
+in :mod:`training.grpo.presets`: 8K responses, T(D), train batch 64, lr 1e-6, 8 samples per query;
+300 steps, pass@1 over 4 attempts); the model defaults to Qwen3-4B-Instruct-2507. What changes with
+the hardware is derived here: micro-batch sizes and the
 dynamic-batch token budgets from the sequence length, vLLM's tensor-parallel size from the model
 size, the checkpoint frequency. Validated through verl's own config checks (no GPU needed) by
 tests/training/test_gpu_env.py; it has not run on a GPU here.
@@ -29,15 +30,19 @@ def paper_scale(
     preset: str = "microcoder",
     gpus_per_node: int = 8,
     nodes: int = 1,
-    max_response_length: int = 8192,
-    max_prompt_length: int = 2048,
-    steps: int = 300,
+    max_response_length: int | None = None,
     save_freq: int = 20,
     gpu_memory_utilization: float = 0.6,
     **overrides,
 ) -> TrainingConfig:
-    """The paper's run on ``nodes`` x ``gpus_per_node`` GPUs (``overrides``: any other field)."""
-    seq = max_prompt_length + max_response_length
+    """The paper's run on ``nodes`` x ``gpus_per_node`` GPUs: the ``paper`` profile, sized for the
+    hardware. ``max_response_length`` (None: the profile's) and ``overrides`` (any TrainingConfig
+    field; ``algorithm`` a map of changes) change it."""
+    changes = dict(overrides.pop("algorithm", None) or {})
+    if max_response_length is not None:
+        changes["max_response_length"] = max_response_length
+    algorithm = algorithm_for(preset, "paper", **changes)
+    seq = algorithm.max_prompt_length + algorithm.max_response_length
     size = re.search(r"(\d+(?:\.\d+)?)b\b", model.lower())
     tp = 2 if size and float(size.group(1)) >= 7 else 1  # 1.7B/4B fit one GPU for vLLM; 7B+ split in two
     extra = [
@@ -50,16 +55,14 @@ def paper_scale(
         f"trainer.save_freq={save_freq}", f"trainer.test_freq={save_freq}", "trainer.max_actor_ckpt_to_keep=3",
         "trainer.logger=[console,file]",
     ]
-    # the algorithm's sizes (G 8, batch 64, T 1.2, lr 1e-6) come from the ``paper`` profile
     values = dict(
-        model_path=model, preset=preset, profile="paper", device="cuda", n_gpus=gpus_per_node, nnodes=nodes,
-        steps=steps, micro_batch_size_per_gpu=2,  # the fixed-count fallback; dynamic batching overrides it
-        algorithm={"max_prompt_length": max_prompt_length, "max_response_length": max_response_length},
-        eval_attempts=4, val_max_samples=-1, rollout_tp=tp,
+        model_path=model, preset=preset, profile="paper", algorithm=algorithm, device="cuda",
+        n_gpus=gpus_per_node, nnodes=nodes, rollout_tp=tp,
+        micro_batch_size_per_gpu=2,  # the fixed-count fallback; dynamic batching overrides it
         gpu_memory_utilization=gpu_memory_utilization, extra_overrides=extra,
     )
     values.update(overrides)
-    return TrainingConfig.from_dict(values)
+    return TrainingConfig(**values)
 
 
 def launchpad_yaml(cfg: TrainingConfig) -> str:
@@ -68,8 +71,8 @@ def launchpad_yaml(cfg: TrainingConfig) -> str:
     config = {k: v for k, v in cfg.to_dict().items() if k not in ("output_dir", "algorithm")}
     preset = asdict(algorithm_for(cfg.preset, cfg.profile))
     changes = {k: v for k, v in asdict(cfg.algorithm).items() if v != preset[k]}
-    if changes.get("temperature_schedule"):  # staged pairs are a map in the launchpad: {"first step": T}
-        changes["temperature_schedule"] = {str(s): t for s, t in changes["temperature_schedule"]}
+    if changes.get("temperature_schedule"):  # the launchpad's map keys are text: {"first step": T}
+        changes["temperature_schedule"] = {str(s): t for s, t in changes["temperature_schedule"].items()}
     config["algorithm"] = changes
     return json.dumps({"ops": {"grpo_training_run": {"config": config}}}, indent=2)
 
@@ -80,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="microcoder", choices=["grpo", "dapo", "microcoder"])
     parser.add_argument("--gpus", type=int, default=8, help="GPUs per node")
     parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--response-length", type=int, default=8192)
+    parser.add_argument("--response-length", type=int, default=None, help="default: the paper profile's (8192)")
     parser.add_argument("--save-freq", type=int, default=20)
     args = parser.parse_args(argv)
     cfg = paper_scale(args.model, preset=args.preset, gpus_per_node=args.gpus, nodes=args.nodes,

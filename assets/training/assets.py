@@ -12,7 +12,7 @@ from assets.metadata import training_curves_metadata
 from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import data_root
 from training.demo_data import demo_train_file
-from training.grpo.presets import GRPOConfig
+from training.grpo.presets import LABELS, GRPOConfig
 from training.verl_ext.config import TrainingConfig, algorithm_for, preset_values
 from training.verl_ext.temperature_metrics import temperature_report
 
@@ -92,6 +92,7 @@ def grpo_training_run(
     metadata = {
         "steps": len(steps),
         "preset": cfg.preset,
+        "preset_label": LABELS[cfg.preset],  # the paper's name for it
         **({"train_source": demo.source, "train_source_why": demo.why} if demo else {}),
         "algorithm": dg.MetadataValue.json(dataclasses.asdict(cfg.algorithm)),
         **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"

@@ -66,7 +66,8 @@ def _metrics_from_real_problems(root: Path, path: Path) -> list[dict]:
 
     from evaluator import compute_score_batch
     from pipeline.samplers.default_model import default_model_path
-    from training.grpo import group_advantages, output_diversity
+    from tests.training.grpo_reference import group_advantages
+    from training.grpo import output_diversity
 
     verified = pl.read_parquet(root / "assets" / "verified_problems.parquet").filter(pl.col("solutions").list.len() > 0)
     # A group of G real programs per problem: its reference solution (reward 1 when verified)

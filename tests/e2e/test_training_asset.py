@@ -64,6 +64,7 @@ def test_the_asset_streams_steps_and_reports_the_run(trained):
     meta, work = trained["meta"], trained["work"]
     steps = meta["metrics_per_step"]
     assert meta["steps"] == 2 and [s["step"] for s in steps] == [1, 2]
+    assert (meta["preset"], meta["preset_label"]) == ("microcoder", "MicroCoder-GRPO")
     for s in steps:
         m = s["metrics"]
         for key in ("critic/score/mean", "response_length/mean", "actor/pg_clipfrac", "microcoder/diversity",

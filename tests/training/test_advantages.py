@@ -1,11 +1,12 @@
-"""Group-normalized advantages match verl's compute_grpo_outcome_advantage (transcribed)."""
+"""The reference group advantages (tests/training/grpo_reference.py) against verl's
+compute_grpo_outcome_advantage, transcribed; test_verl_algorithms.py runs verl's own."""
 
 from collections import defaultdict
 
 import numpy as np
 import torch
 
-from training.grpo import group_advantages, to_token_level
+from tests.training.grpo_reference import group_advantages, to_token_level
 
 
 def verl_grpo_reference(scores, index, epsilon=1e-6, norm=True):

@@ -1,11 +1,14 @@
-"""Policy loss (issue 6 section 5, 'Loss'): -min(rA, clip(r, 1-eps, 1+eps_high)A), token-mean."""
+"""Policy loss (issue 6 section 5, 'Loss'): -min(rA, clip(r, 1-eps, 1+eps_high)A), token-mean.
+
+``token_policy_loss`` is what verl runs; the reference aggregates it as verl's token-mean does."""
 
 import math
 
 import pytest
 import torch
 
-from training.grpo import grpo_objective, kl_loss, kl_penalty, policy_loss, preset
+from tests.training.grpo_reference import grpo_objective, kl_loss, kl_penalty, policy_loss
+from training.grpo import PRESETS
 
 RATIOS = [0.7, 0.79, 1.0, 1.25, 1.27, 1.35, 4.0]
 EPS, EPS_HIGH = 0.2, 0.28
@@ -19,12 +22,9 @@ def _inputs():
     return log_prob, old, adv.reshape(2, 7), torch.ones(2, 7)
 
 
-def _per_token(r, a, dual=None):
+def _per_token(r, a):
     clipped = min(max(r, 1 - EPS), 1 + EPS_HIGH)
-    value = -min(r * a, clipped * a)
-    if dual is not None and a < 0:
-        value = min(value, -a * dual)
-    return value
+    return -min(r * a, clipped * a)
 
 
 def test_loss_equals_formula():
@@ -37,7 +37,6 @@ def test_loss_equals_formula():
     assert math.isclose(float(metrics["clipfrac_low"]), 2 / 14)
     assert math.isclose(float(metrics["clipfrac"]), 4 / 14)
     assert math.isclose(float(metrics["ppo_kl"]), -sum(math.log(r) for r in RATIOS) * 2 / 14, rel_tol=1e-12)
-    assert float(metrics["clipfrac_dual"]) == 0.0
 
 
 def test_gradient_zero_where_clipped():
@@ -56,18 +55,6 @@ def test_gradient_zero_where_clipped():
         assert math.isclose(float(neg[i]), 0.0 if clipped_neg else r / 14, abs_tol=1e-15)
 
 
-def test_dual_clip_only_when_configured():
-    log_prob, old, adv, mask = _inputs()
-    loss, metrics = policy_loss(log_prob, old, adv, mask, clip_low=EPS, clip_high=EPS_HIGH, dual_clip_c=3.0)
-    expected = sum(_per_token(r, a, dual=3.0) for a in (1.0, -1.0) for r in RATIOS) / 14
-    assert math.isclose(loss.item(), expected, rel_tol=1e-12)
-    assert math.isclose(float(metrics["clipfrac_dual"]), 1 / 14)
-    loss.backward()
-    assert log_prob.grad[1, RATIOS.index(4.0)] == 0
-    with pytest.raises(ValueError):
-        policy_loss(log_prob, old, adv, mask, dual_clip_c=0.5)
-
-
 def test_padding_and_sequence_advantages():
     log_prob, old, adv, _ = _inputs()
     mask = torch.ones(2, 7)
@@ -82,14 +69,14 @@ def test_loss_ignores_reference_log_probs_when_beta_zero():
     gen = torch.Generator().manual_seed(0)
     ref_a = torch.randn(2, 7, generator=gen, dtype=torch.float64)
     ref_b = torch.randn(2, 7, generator=gen, dtype=torch.float64) * 5
-    for name in ("microcoder-grpo", "grpo+"):
-        cfg = preset(name)
+    for name in ("microcoder", "dapo"):
+        cfg = PRESETS[name]
         assert cfg.kl_coef == 0 and not cfg.use_kl_loss
         la, _ = grpo_objective(cfg, log_prob, old, adv, mask, ref_log_prob=ref_a)
         lb, _ = grpo_objective(cfg, log_prob, old, adv, mask, ref_log_prob=ref_b)
         ln, _ = grpo_objective(cfg, log_prob, old, adv, mask)
         assert la.item() == lb.item() == ln.item()
-    grpo = preset("grpo")  # beta > 0: the reference model does matter (the check above can fail)
+    grpo = PRESETS["grpo"]  # beta > 0: the reference model does matter (the check above can fail)
     la, m = grpo_objective(grpo, log_prob, old, adv, mask, ref_log_prob=ref_a)
     lb, _ = grpo_objective(grpo, log_prob, old, adv, mask, ref_log_prob=ref_b)
     assert la.item() != lb.item() and "kl_loss" in m

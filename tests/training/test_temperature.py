@@ -5,26 +5,22 @@ import math
 import pytest
 import torch
 
-from training.grpo import (
-    TemperatureSchedule,
-    choose_temperature,
+from tests.training.logprob_kernels import (
     chunked_logprobs_at_temperature,
-    distinct_n,
     fused_linear_logprobs,
     logprobs_at_temperature,
-    measure_diversity,
 )
+from training.grpo import TemperatureSchedule, choose_temperature, distinct_n, measure_diversity
 
 
 def test_schedule_stages():
     s = TemperatureSchedule([(1, 0.6), (100, 1.2)])
     assert [s.at(k) for k in (1, 99, 100, 5000)] == [0.6, 0.6, 1.2, 1.2]
-    assert s.switch_steps == [100]
     assert TemperatureSchedule([(1, 0.6), (2, 1.2)]).at(2) == 1.2  # one switch is a stage, not a ramp
     three = TemperatureSchedule([(1, 0.6), (50, 0.9), (150, 1.2)])
     assert [three.at(k) for k in (49, 50, 149, 150)] == [0.6, 0.9, 0.9, 1.2]
-    assert TemperatureSchedule.constant(1.2).at(10**6) == 1.2
-    assert TemperatureSchedule(three.to_list()) == three
+    assert TemperatureSchedule.starting_at(1.2).at(10**6) == 1.2
+    assert TemperatureSchedule(list(three.stages)) == three
     assert TemperatureSchedule.starting_at(1.2, [(30, 1.0)]).stages == ((1, 1.2), (30, 1.0))
     assert TemperatureSchedule.starting_at(1.2, [(1, 0.8)]).stages == ((1, 0.8),)
     with pytest.raises(ValueError):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 
 from training.verl_ext.config import PROFILES, TrainingConfig, algorithm_for
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN_PY = ROOT / ".venv-train" / "bin" / "python"
 
 
 def _ov(cfg: TrainingConfig) -> dict[str, str]:
@@ -25,8 +30,8 @@ def test_microcoder_preset_renders_paper_settings():
     assert ov["actor_rollout_ref.actor.optim.lr"] == "1e-06"
     assert ov["actor_rollout_ref.rollout.n"] == "8"
     assert ov["actor_rollout_ref.rollout.temperature"] == "1.2"
-    assert ov["+microcoder.rho"] == "0.3" and ov["+microcoder.m"] == "128"
-    assert ov["+microcoder.mask_if"] == "incorrect"
+    assert "mask_rho:0.3," in ov["+microcoder"] and "mask_repeat_window:128," in ov["+microcoder"]
+    assert "mask_if:'incorrect'" in ov["+microcoder"]
     assert ov["data.train_files"] == "[/d/train.parquet]" and ov["data.val_files"] == "[/d/test.parquet]"
     assert ov["reward.custom_reward_function.path"].endswith("evaluator/reward.py")
     assert ov["reward.custom_reward_function.name"] == "compute_score"
@@ -39,7 +44,7 @@ def test_grpo_preset_keeps_kl_and_symmetric_clip():
     assert ov["actor_rollout_ref.actor.use_kl_loss"] == "true"
     assert float(ov["actor_rollout_ref.actor.kl_loss_coef"]) > 0
     assert ov["actor_rollout_ref.actor.clip_ratio_high"] == ov["actor_rollout_ref.actor.clip_ratio_low"] == "0.2"
-    assert ov["+microcoder.rho"] == "0.0"
+    assert "mask_rho:0.0," in ov["+microcoder"]
     # explicit changes win over the preset
     changed = TrainingConfig.from_dict({"preset": "grpo", "algorithm": {"clip_high": 0.3}})
     assert _ov(changed)["actor_rollout_ref.actor.clip_ratio_high"] == "0.3"
@@ -61,9 +66,10 @@ def test_cpu_and_gpu_backends_differ_only_where_they_must():
 
 def test_staged_schedule():
     cfg = TrainingConfig(algorithm=algorithm_for(temperature=1.2, temperature_schedule=[(30, 1.0), (50, 0.8)]))
-    assert cfg.schedule() == [(1, 1.2), (30, 1.0), (50, 0.8)]
-    assert [cfg.temperature_at(s) for s in (1, 29, 30, 49, 50, 99)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
-    assert _ov(cfg)["+microcoder.temperature_schedule"] == "[[1,1.2],[30,1.0],[50,0.8]]"
+    assert list(cfg.algorithm.schedule().stages) == [(1, 1.2), (30, 1.0), (50, 0.8)]
+    assert [cfg.algorithm.schedule().at(s) for s in (1, 29, 30, 49, 50, 99)] == [1.2, 1.2, 1.0, 1.0, 0.8, 0.8]
+    assert "temperature_schedule:{30:1.0,50:0.8}," in _ov(cfg)["+microcoder"]
+    assert _ov(cfg)["actor_rollout_ref.rollout.temperature"] == "1.2"
     with pytest.raises(ValueError, match="ramp"):  # the one schedule implementation validates it
         algorithm_for(temperature_schedule=[(30, 1.0), (31, 0.8), (60, 1.2)])
     with pytest.raises(ValueError, match="ramp"):
@@ -96,25 +102,34 @@ def test_ray_job_request_carries_the_code_not_the_config():
 def test_presets_differ_only_as_the_paper_says():
     """Render the three baselines and diff them: GRPO = GRPO+ plus KL loss and a symmetric clip,
     MicroCoder-GRPO = GRPO+ plus the truncation mask; one policy-loss family (no dual clip) for all."""
-    grpo, plus, mc = (_ov(TrainingConfig(preset=p)) for p in ("grpo", "dapo", "microcoder"))
+    configs = [TrainingConfig(preset=p) for p in ("grpo", "dapo", "microcoder")]
+    grpo, plus, mc = (_ov(c) for c in configs)
     assert set(grpo) == set(plus) == set(mc)
 
     def diff(a, b):
-        return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+        return {k: (a[k], b[k]) for k in a if a[k] != b[k] and k != "+microcoder"}
+
+    def fields_diff(a, b):
+        return {k: (v, getattr(b, k)) for k, v in dataclasses.asdict(a).items() if v != getattr(b, k)}
 
     a = "actor_rollout_ref.actor."
     assert diff(grpo, plus) == {f"{a}use_kl_loss": ("true", "false"), f"{a}kl_loss_coef": ("0.001", "0.0"),
                                 f"{a}clip_ratio_high": ("0.2", "0.28")}
-    assert diff(plus, mc) == {"+microcoder.rho": ("0.0", "0.3")}
+    assert fields_diff(configs[0].algorithm, configs[1].algorithm) == {
+        "use_kl_loss": (True, False), "kl_coef": (0.001, 0.0), "clip_high": (0.2, 0.28)}
+    assert diff(plus, mc) == {} and plus["+microcoder"] != mc["+microcoder"]
+    assert fields_diff(configs[1].algorithm, configs[2].algorithm) == {"mask_rho": (0.0, 0.3)}
     assert {grpo[f"{a}policy_loss.loss_mode"], plus[f"{a}policy_loss.loss_mode"]} == {"microcoder"}
 
 
-def test_extra_overrides_replace_rendered_keys():
-    ov = TrainingConfig(extra_overrides=["reward.custom_reward_function.name=other", "+microcoder.rho=1.0"]
-                        ).to_hydra_overrides(model_path="/m")
+def test_extra_overrides_replace_rendered_keys_but_never_the_algorithms():
+    ov = TrainingConfig(extra_overrides=["reward.custom_reward_function.name=other"]).to_hydra_overrides(model_path="/m")
     assert [o for o in ov if o.startswith("reward.custom_reward_function.name=")] == [
         "reward.custom_reward_function.name=other"]
-    assert [o for o in ov if o.startswith("+microcoder.rho=")] == ["+microcoder.rho=1.0"]
+    with pytest.raises(ValueError, match="algorithm.clip_high"):  # one road to each setting
+        TrainingConfig(extra_overrides=["actor_rollout_ref.actor.clip_ratio_high=0.4"]).to_hydra_overrides("/m")
+    with pytest.raises(ValueError, match="microcoder block"):
+        TrainingConfig(extra_overrides=["+microcoder.algorithm.mask_rho=1.0"]).to_hydra_overrides("/m")
 
 
 def test_trace_masking_sets_the_trace_directory_for_every_verl_process(tmp_path):
@@ -127,14 +142,14 @@ def test_trace_masking_sets_the_trace_directory_for_every_verl_process(tmp_path)
 
 
 def test_profiles_give_one_set_of_defaults():
-    from training.grpo import preset
+    from training.grpo import PRESETS
 
-    paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), preset("microcoder-grpo")
+    paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), PRESETS["microcoder"]
     assert paper.algorithm == algo  # the paper profile is the preset as the paper gives it
     assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
             demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 4)
     assert demo.algorithm.clip_high == algo.clip_high
-    assert algorithm_for("grpo", samples_per_query=6) == preset("grpo").replace(
+    assert algorithm_for("grpo", samples_per_query=6) == PRESETS["grpo"].replace(
         **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})
     for bad in ({"samples_per_query": 1}, {"mask_rho": 1.5}, {"train_batch_size": 3}, {"use_kl_loss": True}):
         with pytest.raises(ValueError):
@@ -166,5 +181,81 @@ def test_launchpad_exposes_the_algorithm_as_changes_to_the_preset():
     changes = AlgorithmChanges(temperature_schedule={"1": 0.8, "40": 1.2}, lr=2e-6)
     cfg = training_config(TrainingRunConfig(profile="paper", preset="grpo", algorithm=changes), manifest, "r")
     assert cfg.algorithm == algorithm_for("grpo", "paper", temperature_schedule=[(1, 0.8), (40, 1.2)], lr=2e-6)
-    assert (cfg.algorithm.samples_per_query, cfg.schedule(), cfg.algorithm.temperature_rule) == (
+    assert (cfg.algorithm.samples_per_query, list(cfg.algorithm.schedule().stages), cfg.algorithm.temperature_rule) == (
         8, [(1, 0.8), (40, 1.2)], "fixed")
+
+
+# Per GRPOConfig field, a launchpad change that moves it off the microcoder/cpu-demo value (with the
+# field a rule ties it to, where one is). A new field without an entry fails the test below.
+NON_DEFAULT: dict[str, dict] = {
+    "samples_per_query": {"samples_per_query": 6},
+    "temperature": {"temperature": 0.9},
+    "temperature_schedule": {"temperature_schedule": {"1": 0.7, "40": 1.1}},
+    "temperature_rule": {"temperature_rule": "fixed"},
+    "temperature_candidates": {"temperature_candidates": [0.5, 1.5]},
+    "target_diversity": {"target_diversity": 0.6},
+    "max_fluctuation": {"max_fluctuation": 0.2},
+    "probe_prompts": {"probe_prompts": 3},
+    "diversity_window": {"diversity_window": 3, "min_stage_steps": 3},
+    "min_stage_steps": {"min_stage_steps": 12},
+    "max_response_length": {"max_response_length": 128},
+    "max_prompt_length": {"max_prompt_length": 384},
+    "lr": {"lr": 2e-6},
+    "train_batch_size": {"train_batch_size": 4},
+    "ppo_mini_batch_size": {"ppo_mini_batch_size": 1},
+    "loss_agg": {"loss_agg": "seq-mean-token-mean"},
+    "clip_low": {"clip_low": 0.15},
+    "clip_high": {"clip_high": 0.3},
+    "use_kl_loss": {"use_kl_loss": True, "kl_coef": 0.01},
+    "kl_coef": {"use_kl_loss": True, "kl_coef": 0.02},
+    "kl_loss_type": {"kl_loss_type": "k1"},
+    "norm_adv_by_std": {"norm_adv_by_std": False},
+    "mask_rho": {"mask_rho": 0.5},
+    "mask_repeat_window": {"mask_repeat_window": 8},
+    "mask_if": {"mask_if": "correct"},
+}
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not TRAIN_PY.exists(), reason=".venv-train is absent: run scripts/setup-train.sh")
+def test_every_launchpad_setting_reaches_the_trainer(tmp_path):
+    """Each algorithm field set through the launchpad's run config arrives in the trainer's rebuilt
+    config (verl's ``omega_conf_to_dataclass`` over the composed verl config) and, where verl runs
+    it, in verl's own key."""
+    import subprocess
+    import textwrap
+
+    from assets.training.assets import AlgorithmChanges, TrainingRunConfig, training_config
+    from training.grpo import GRPOConfig
+    from training.verl_ext.config import ALGORITHM_KEYS
+
+    assert set(NON_DEFAULT) == {f.name for f in dataclasses.fields(GRPOConfig)}
+    manifest = [{"layout": "verl", "split": "train", "path": "/d/train.parquet"},
+                {"layout": "verl", "split": "test", "path": "/d/test.parquet"}]
+    default, cases, expected = algorithm_for(), {}, {}
+    for name, change in NON_DEFAULT.items():
+        cfg = training_config(TrainingRunConfig(algorithm=AlgorithmChanges(**change)), manifest, "run")
+        assert getattr(cfg.algorithm, name) != getattr(default, name), name
+        expected[name] = cfg.algorithm
+        verl_keys = {key: getattr(cfg.algorithm, field) for field, keys in ALGORITHM_KEYS.items() for key in keys}
+        cases[name] = {"overrides": cfg.to_hydra_overrides("/m"), "verl_keys": verl_keys}
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    proc = subprocess.run([str(TRAIN_PY), "-c", textwrap.dedent(f"""
+        import dataclasses, json, types
+        from omegaconf import OmegaConf
+        from training.launcher import compose_verl_config
+        from training.verl_ext.trainer import MicroCoderTrainer
+        out = {{}}
+        for name, case in json.load(open({str(tmp_path / 'cases.json')!r})).items():
+            config = compose_verl_config(case["overrides"])
+            trainer = types.SimpleNamespace(config=config)  # what the trainer's settings property reads
+            settings = MicroCoderTrainer.settings.fget(trainer)
+            out[name] = {{"algorithm": dataclasses.asdict(settings.algorithm),
+                         "verl_keys": {{k: OmegaConf.select(config, k) for k in case["verl_keys"]}}}}
+        print("RESULT " + json.dumps(out))
+    """)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    rebuilt = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    for name, result in rebuilt.items():
+        assert GRPOConfig(**result["algorithm"]) == expected[name], name
+        assert result["verl_keys"] == pytest.approx(cases[name]["verl_keys"]), name

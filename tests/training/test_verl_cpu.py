@@ -32,7 +32,7 @@ def test_rollout_and_trainer_logprobs_agree_at_the_sampling_temperature(cpu_mode
         import verl  # noqa
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from training.verl_ext.cpu.hf_rollout import HFGenerationServer
-        from training.grpo.logprobs import logprobs_at_temperature
+        from tests.training.logprob_kernels import logprobs_at_temperature
         torch.manual_seed(0)
         path = {cpu_model_path!r}
         server = HFGenerationServer(path, response_length=24)

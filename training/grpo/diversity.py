@@ -13,9 +13,23 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["distinct_n", "output_diversity", "batch_output_diversity"]
+__all__ = ["distinct_n", "output_diversity", "batch_output_diversity", "group_index"]
 
 Response = str | Sequence[int] | torch.Tensor
+
+
+def group_index(group_ids: Sequence | torch.Tensor) -> list[list[int]]:
+    """Positions of each group's samples, groups in order of first appearance.
+
+    ``group_ids`` is verl's ``uid`` array (strings, ints, numpy or torch values).
+    """
+    if isinstance(group_ids, torch.Tensor):
+        group_ids = group_ids.tolist()
+    groups: dict[object, list[int]] = {}
+    for pos, gid in enumerate(group_ids):
+        key = gid.item() if hasattr(gid, "item") else gid
+        groups.setdefault(key, []).append(pos)
+    return list(groups.values())
 
 
 def _tokens(response: Response) -> list:
@@ -53,8 +67,6 @@ def batch_output_diversity(
     response_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int], group_ids: Sequence | torch.Tensor, n: int = 4
 ) -> float:
     """:func:`output_diversity` of a verl-style batch: padded ``[B, L]`` ids, lengths, uids."""
-    from .advantages import group_index
-
     lens = lengths.tolist() if isinstance(lengths, torch.Tensor) else list(lengths)
     rows = response_ids.tolist()
     groups = [[rows[i][: int(lens[i])] for i in pos] for pos in group_index(group_ids)]

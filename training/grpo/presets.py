@@ -1,47 +1,64 @@
-"""Algorithm presets for side-by-side runs (paper section 5.1): GRPO, GRPO+ (DAPO), MicroCoder-GRPO.
+"""The algorithm as one verl-style config dataclass, and the paper's three presets (section 5.1).
 
 Paper defaults (section 5): 8 samples per query, lr 1e-6, temperature 1.2, train batch 64,
 binary 0/1 reward, eps_high 0.28, max response 8K (the main comparison table trains at 4K).
-Differences between the presets are only the red terms of equations 1 and 2:
+:class:`GRPOConfig`'s defaults are those values, stated once: the ``paper`` profile changes
+nothing, and the GPU recipe starts from that profile. The presets differ only by the red terms of
+equations 1 and 2:
 
-========================  ==========  ===========  ==================  ================
-preset                    KL loss     clip (lo/hi) truncation mask     temperature
-========================  ==========  ===========  ==================  ================
-``grpo``                  k3, 0.001   0.2 / 0.2    off                 1.2
-``grpo+`` (``dapo``)      off         0.2 / 0.28   off                 1.2
-``microcoder-grpo``       off         0.2 / 0.28   rho 0.3, m 128      T(D), 1.2
-========================  ==========  ===========  ==================  ================
+==============  ===============  ==========  ============  ===============  ===========
+preset          label            KL loss     clip (lo/hi)  truncation mask  temperature
+==============  ===============  ==========  ============  ===============  ===========
+``grpo``        GRPO             k3, 0.001   0.2 / 0.2     off              T(D)
+``dapo``        GRPO+ (DAPO)     off         0.2 / 0.28    off              T(D)
+``microcoder``  MicroCoder-GRPO  off         0.2 / 0.28    rho 0.3, m 128   T(D)
+==============  ===============  ==========  ============  ===============  ===========
+
+T(D) (``temperature_rule="diversity"``) picks the starting temperature among
+``temperature_candidates`` from a probe before step 1 and switches stages from the diversity
+trend; ``fixed`` samples at ``temperature`` (1.2, the paper's) or a typed schedule.
 
 rho = 0.3: the paper does not state the rate of its final runs; Figure 2 shows 30 % masking
 already matches complete masking's length growth while keeping more stability, so 0.3 is the
 documented default. Values the paper does not give (mini-batch, prompt length) are marked.
+
+The dataclass is verl-style: plain field types that OmegaConf understands (so verl's
+``omega_conf_to_dataclass`` rebuilds it from the ``microcoder`` block of the verl config), fields
+frozen once built (as verl's ``BaseConfig``), checked in ``__post_init__``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from .temperature import TemperatureSchedule
 
-__all__ = ["GRPOConfig", "preset", "PRESET_NAMES"]
+__all__ = ["GRPOConfig", "PRESETS", "LABELS", "CHOICES"]
+
+# Fields that take one of a few words. Typed ``str`` (OmegaConf has no ``Literal``) and checked here.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "temperature_rule": ("fixed", "diversity"),
+    "loss_agg": ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum"),
+    "kl_loss_type": ("k1", "kl", "k2", "mse", "k3", "low_var_kl"),
+    "mask_if": ("incorrect", "correct"),
+}
 
 
-@dataclass(frozen=True)
+@dataclass
 class GRPOConfig:
-    """One algorithm configuration; the verl extension renders it into Hydra overrides."""
+    """One algorithm configuration. Every field reaches verl: the standard ones through
+    ``training.verl_ext.config.ALGORITHM_KEYS``, the rest through the trainer's ``microcoder`` block."""
 
-    name: str = "microcoder-grpo"
     # sampling
     samples_per_query: int = 8  # G
-    temperature: float = 1.2  # T(D); used when temperature_schedule is None
-    temperature_schedule: tuple[tuple[int, float], ...] | None = None  # staged [(first step, T)], 1-based
+    temperature: float = 1.2  # the fixed rule's T; used when temperature_schedule is None
+    temperature_schedule: dict[int, float] | None = None  # fixed rule, staged: {first step (1-based): T}
     # diversity-determined temperature T(D) (section 2.4; training.grpo.temperature_control):
     # "diversity" probes the candidates before step 1 and switches stages from the trend;
     # "fixed" samples at ``temperature`` / ``temperature_schedule`` as typed.
-    temperature_rule: Literal["fixed", "diversity"] = "diversity"
+    temperature_rule: str = "diversity"
     temperature_candidates: tuple[float, ...] = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6)
     target_diversity: float = 0.5  # the level diversity converges to (configured; not given in the paper)
     max_fluctuation: float = 0.15  # spread of distinct-4 above which T is too high
@@ -54,26 +71,30 @@ class GRPOConfig:
     lr: float = 1e-6
     train_batch_size: int = 64  # queries per step
     ppo_mini_batch_size: int = 64  # not stated in the paper; = train batch -> one update per step
-    loss_agg: Literal["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"] = "token-mean"
+    loss_agg: str = "token-mean"
     clip_low: float = 0.2  # eps
     clip_high: float = 0.28  # eps_high
-    dual_clip_c: float | None = None
     # KL (beta of eq. 1); only the GRPO preset turns it on
     use_kl_loss: bool = False
     kl_coef: float = 0.0
-    kl_loss_type: Literal["k1", "kl", "k2", "mse", "k3", "low_var_kl"] = "low_var_kl"
-    # advantages (eq. 2)
+    kl_loss_type: str = "low_var_kl"
+    # advantages (eq. 2): verl's GRPO estimator, mean-centred and divided by the group's std (+1e-6)
     norm_adv_by_std: bool = True
-    adv_eps: float = 1e-6
-    reward: Literal["binary"] = "binary"
     # conditional truncation mask (eq. 2 indicator); rho 0 turns it off. Its draws are keyed by the
     # run's seed (TrainingConfig.seed), step, problem and sample index
     mask_rho: float = 0.3
     mask_repeat_window: int = 128  # m
-    mask_if: Literal["incorrect", "correct"] = "incorrect"
+    mask_if: str = "incorrect"
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in self.__dict__:  # set once, by __init__: a config is a value (verl's BaseConfig does the same)
+            raise dataclasses.FrozenInstanceError(f"GRPOConfig.{name} is frozen; use replace()")
+        object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:
-        _check_choices(self)
+        for name, choices in CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}")
         if self.samples_per_query < 2:
             raise ValueError("GRPO needs at least 2 samples per query")
         if not 0.0 <= self.mask_rho <= 1.0:
@@ -85,7 +106,7 @@ class GRPOConfig:
         if self.train_batch_size % self.ppo_mini_batch_size:
             raise ValueError("train_batch_size must be a multiple of ppo_mini_batch_size")
         if self.temperature_schedule is not None:
-            object.__setattr__(self, "temperature_schedule", tuple(tuple(s) for s in self.temperature_schedule))
+            object.__setattr__(self, "temperature_schedule", _stages(self.temperature_schedule))
         object.__setattr__(self, "temperature_candidates", tuple(float(t) for t in self.temperature_candidates))
         if not self.temperature_candidates or min(self.temperature_candidates) <= 0:
             raise ValueError("temperature_candidates must be positive temperatures")
@@ -96,9 +117,14 @@ class GRPOConfig:
         self.schedule()  # validates the stages (rejects ramps)
 
     def schedule(self) -> TemperatureSchedule:
-        """The staged temperature schedule (a single stage at ``temperature`` by default)."""
-        return TemperatureSchedule.starting_at(self.temperature, self.temperature_schedule,
-                                               min_stage_steps=self.min_stage_steps)
+        """The fixed rule's staged schedule (a single stage at ``temperature`` by default)."""
+        stages = sorted(self.temperature_schedule.items()) if self.temperature_schedule else None
+        return TemperatureSchedule.starting_at(self.temperature, stages, min_stage_steps=self.min_stage_steps)
+
+    @property
+    def initial_temperature(self) -> float:
+        """T of step 1 as rendered for verl; the trainer replaces it by T(D)'s choice under that rule."""
+        return self.schedule().at(1)
 
     def diversity_controller(self):
         """The T(D) controller for a run (:class:`~training.grpo.temperature_control.DiversityTemperature`)."""
@@ -111,32 +137,21 @@ class GRPOConfig:
         return dataclasses.replace(self, **changes)
 
 
-def _check_choices(config: GRPOConfig) -> None:
-    """Every ``Literal`` field holds one of its choices (values from JSON or a launchpad are text)."""
-    hints = typing.get_type_hints(GRPOConfig)
-    for f in dataclasses.fields(config):
-        hint = hints[f.name]
-        choices = typing.get_args(hint) if typing.get_origin(hint) is Literal else ()
-        if choices and getattr(config, f.name) not in choices:
-            raise ValueError(f"{f.name} must be one of {choices}, got {getattr(config, f.name)!r}")
+def _stages(schedule) -> dict[int, float]:
+    """``{first step: T}`` from a map (the launchpad's, OmegaConf's) or ``[(step, T), ...]`` pairs;
+    :class:`TemperatureSchedule` validates the stages."""
+    pairs = schedule.items() if isinstance(schedule, Mapping) else schedule
+    try:
+        stages = [(int(step), float(t)) for step, t in pairs]
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"temperature_schedule is {{first step: T}} or [(step, T), ...], got {schedule!r}") from err
+    return dict(sorted(stages))
 
 
-_PRESETS: dict[str, GRPOConfig] = {
-    "grpo": GRPOConfig(
-        name="grpo", clip_high=0.2, use_kl_loss=True, kl_coef=0.001, mask_rho=0.0
-    ),
-    "grpo+": GRPOConfig(name="grpo+", mask_rho=0.0),
-    "microcoder-grpo": GRPOConfig(name="microcoder-grpo"),
+PRESETS: dict[str, GRPOConfig] = {
+    "grpo": GRPOConfig(clip_high=0.2, use_kl_loss=True, kl_coef=0.001, mask_rho=0.0),
+    "dapo": GRPOConfig(mask_rho=0.0),
+    "microcoder": GRPOConfig(),
 }
-_ALIASES = {"dapo": "grpo+", "grpo_plus": "grpo+", "grpo-plus": "grpo+", "microcoder": "microcoder-grpo",
-            "microcoder_grpo": "microcoder-grpo"}
-PRESET_NAMES = tuple(_PRESETS)
-
-
-def preset(name: str, **overrides) -> GRPOConfig:
-    """The named preset (``grpo``, ``grpo+``/``dapo``, ``microcoder-grpo``), with overrides."""
-    key = name.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in _PRESETS:
-        raise ValueError(f"unknown preset {name!r}; choose one of {PRESET_NAMES} (or 'dapo')")
-    return _PRESETS[key].replace(**overrides) if overrides else _PRESETS[key]
+LABELS: dict[str, str] = {"grpo": "GRPO", "dapo": "GRPO+ (DAPO)", "microcoder": "MicroCoder-GRPO"}
+assert set(LABELS) == set(PRESETS)

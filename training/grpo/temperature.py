@@ -14,15 +14,12 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .logprobs import logprobs_at_temperature  # re-exported: trainer log-probs use the rollout T
-
 __all__ = [
     "FIRST_STEP",
     "TemperatureSchedule",
     "DiversityProbe",
     "measure_diversity",
     "choose_temperature",
-    "logprobs_at_temperature",
 ]
 
 
@@ -76,10 +73,6 @@ class TemperatureSchedule:
         self.min_stage_steps = min_stage_steps
 
     @classmethod
-    def constant(cls, temperature: float) -> "TemperatureSchedule":
-        return cls([(FIRST_STEP, temperature)])
-
-    @classmethod
     def starting_at(cls, temperature: float, stages: Sequence | None = None, **kw) -> "TemperatureSchedule":
         """``temperature`` from step 1, then ``stages`` (a stage at step 1 replaces it)."""
         parsed = sorted((int(s), float(t)) for s, t in (stages or []))
@@ -97,14 +90,6 @@ class TemperatureSchedule:
                 break
             current = temp
         return current
-
-    @property
-    def switch_steps(self) -> list[int]:
-        """Steps at which the temperature changes (where rollout and trainer must both switch)."""
-        return [s for s, _ in self.stages[1:]]
-
-    def to_list(self) -> list[list[float]]:
-        return [[s, t] for s, t in self.stages]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TemperatureSchedule) and self.stages == other.stages

@@ -26,7 +26,6 @@ import torch
 __all__ = [
     "is_repeat",
     "uniform_draws",
-    "sample_keys",
     "problem_sample_key",
     "truncation_mask_eligible",
     "conditional_truncation_mask",
@@ -58,23 +57,6 @@ def _u01(seed: int, step: int, key: object) -> float:
 def uniform_draws(seed: int, step: int, keys: Sequence[object]) -> torch.Tensor:
     """U(0,1) per sample, a pure function of (seed, step, key): identical on every rank."""
     return torch.tensor([_u01(seed, step, k) for k in keys], dtype=torch.float64)
-
-
-def sample_keys(group_ids: Sequence | torch.Tensor) -> list[str]:
-    """Stable per-sample keys ``"<uid>#<k>"`` (k = the sample's rank within its query).
-
-    Build them once on the full batch (the driver), then shard them with the batch.
-    """
-    if isinstance(group_ids, torch.Tensor):
-        group_ids = group_ids.tolist()
-    seen: dict[str, int] = {}
-    keys = []
-    for gid in group_ids:
-        g = str(gid.item() if hasattr(gid, "item") else gid)
-        k = seen.get(g, 0)
-        seen[g] = k + 1
-        keys.append(f"{g}#{k}")
-    return keys
 
 
 def problem_sample_key(problem_id: object, sample_index: int) -> str:

@@ -1,13 +1,19 @@
 """One config object for a MicroCoder-GRPO run, rendered as verl 0.9.1 Hydra overrides.
 
-One set of defaults. The algorithm is one validated dataclass,
+One set of defaults, one road to verl. The algorithm is one validated verl-style dataclass,
 :class:`training.grpo.presets.GRPOConfig` (the paper's values, section 5), nested as
 ``TrainingConfig.algorithm``. When it is not given, ``preset`` picks it: ``grpo`` (KL loss,
 symmetric clip), ``dapo`` (GRPO+: no KL, clip-higher) or ``microcoder`` (GRPO+ plus the
 conditional truncation mask), and a named ``profile`` sizes it and the run: ``paper`` (the paper's
-sizes: G 8, 8K responses, batch 64) or ``cpu-demo`` (what runs on a laptop CPU in minutes).
+sizes, which are GRPOConfig's defaults) or ``cpu-demo`` (what runs on a laptop CPU in minutes).
 :func:`algorithm_for` is the one place a preset, a profile and a user's changes meet; the
 launchpad exposes ``GRPOConfig``'s own fields as that function's changes, never a second copy.
+
+Rendering (:meth:`TrainingConfig.to_hydra_overrides`): the standard verl keys come from two
+declarative tables, :data:`ALGORITHM_KEYS` (GRPOConfig field -> verl keys) and :data:`RUN_KEYS`
+(TrainingConfig field -> verl keys); the whole algorithm, with the run's seed and held-out cap, is
+one ``microcoder:`` block (:class:`MicroCoderSettings`) that the trainer rebuilds with verl's
+``omega_conf_to_dataclass``. ``extra_overrides`` may set any other verl key, never one of these.
 """
 
 from __future__ import annotations
@@ -19,17 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from training.grpo.presets import GRPOConfig
-from training.grpo.presets import preset as algorithm_preset
+from training.grpo.presets import PRESETS, GRPOConfig
+from training.verl_ext.keys import LOSS_MODE
 
-# One policy-loss family for all three (verl's ``vanilla`` adds a dual clip the paper does not use):
-# the presets differ only by what training.grpo.presets sets (KL loss, clip, mask).
-LOSS_MODE = "microcoder"
-_PRESET_NAMES = {"grpo": "grpo", "dapo": "grpo+", "microcoder": "microcoder-grpo"}
 Preset = Literal["grpo", "dapo", "microcoder"]
 Profile = Literal["paper", "cpu-demo"]
 
 # Named profiles: algorithm sizes (GRPOConfig fields) and run sizes (TrainingConfig fields).
+# ``paper`` changes no algorithm field: GRPOConfig's defaults are the paper's.
 PROFILES: dict[str, dict[str, dict]] = {
     "paper": {"algorithm": {}, "run": {"steps": 300, "micro_batch_size_per_gpu": 4, "val_max_samples": -1}},
     "cpu-demo": {
@@ -41,6 +44,78 @@ PROFILES: dict[str, dict[str, dict]] = {
     },
 }
 
+A, R, REF = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
+
+# GRPOConfig field -> the verl keys that carry it: what verl itself carries out. The fields left
+# out (T(D), the truncation mask) are the trainer's, read from the ``microcoder`` block.
+ALGORITHM_KEYS: dict[str, tuple[str, ...]] = {
+    "samples_per_query": (f"{R}.n",),
+    "initial_temperature": (f"{R}.temperature", f"{R}.val_kwargs.temperature"),  # the trainer sets T per step
+    "max_prompt_length": ("data.max_prompt_length",),
+    "max_response_length": ("data.max_response_length",),
+    "train_batch_size": ("data.train_batch_size",),
+    "lr": (f"{A}.optim.lr",),
+    "ppo_mini_batch_size": (f"{A}.ppo_mini_batch_size",),
+    "loss_agg": (f"{A}.loss_agg_mode",),
+    "clip_low": (f"{A}.clip_ratio_low",),
+    "clip_high": (f"{A}.clip_ratio_high",),
+    "use_kl_loss": (f"{A}.use_kl_loss",),
+    "kl_coef": (f"{A}.kl_loss_coef",),
+    "kl_loss_type": (f"{A}.kl_loss_type",),
+    "norm_adv_by_std": ("algorithm.norm_adv_by_std_in_grpo",),
+}
+# TrainingConfig field -> verl keys.
+RUN_KEYS: dict[str, tuple[str, ...]] = {
+    "seed": ("data.seed",),
+    "micro_batch_size_per_gpu": (f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu",
+                                 f"{REF}.log_prob_micro_batch_size_per_gpu"),
+    "gpu_memory_utilization": (f"{R}.gpu_memory_utilization",),
+    "eval_attempts": (f"{R}.val_kwargs.n",),
+    "project_name": ("trainer.project_name",),
+    "experiment_name": ("trainer.experiment_name",),
+    "n_gpus": ("trainer.n_gpus_per_node",),
+    "nnodes": ("trainer.nnodes",),
+    "steps": ("trainer.total_training_steps", "trainer.test_freq"),
+    "val_before_train": ("trainer.val_before_train",),
+    "device": ("trainer.device",),
+}
+# The same for every run.
+FIXED_KEYS: dict[str, str] = {
+    "algorithm.adv_estimator": "grpo",
+    "algorithm.use_kl_in_reward": "false",
+    "data.val_max_samples": "-1",  # the trainer caps the held-out set after verl's length filter
+    "data.prompt_key": "prompt",
+    "data.filter_overlong_prompts": "true",
+    "data.truncation": "error",
+    f"{A}.entropy_coeff": "0",
+    f"{A}.policy_loss.loss_mode": LOSS_MODE,
+    f"{R}.top_p": "1.0",
+    f"{R}.top_k": "-1",
+    f"{R}.calculate_log_probs": "true",
+    f"{R}.val_kwargs.do_sample": "true",
+    "reward.custom_reward_function.name": "compute_score",
+    "trainer.v1.trainer_mode": "microcoder_sync",
+    "trainer.logger": "[console,file]",
+    "+actor_rollout_ref.rollout.agent.agent_loop_manager_class":
+        "training.verl_ext.agent_loop.StagedTemperatureAgentLoopManager",
+    "trainer.total_epochs": "1000",
+}
+# The CPU backend (fp32 FSDP2, the hf rollout, one worker of each kind).
+CPU_KEYS: dict[str, str] = {
+    f"{A}.strategy": "fsdp2", f"{REF}.strategy": "fsdp2", "critic.strategy": "fsdp2",
+    f"{A}.fsdp_config.dtype": "float32", f"{A}.fsdp_config.use_torch_compile": "false",
+    f"{A}.use_torch_compile": "false", f"{REF}.fsdp_config.dtype": "float32",
+    f"{REF}.use_torch_compile": "false", f"{REF}.fsdp_config.use_torch_compile": "false",
+    # FSDP's mixed precision computes in bf16 unless told otherwise (4x slower on CPU, and the
+    # trainer's log-probs would drift from the fp32 rollout's)
+    **{f"+{p}.fsdp_config.mixed_precision.{k}": "fp32" for p in (A, REF)
+       for k in ("param_dtype", "reduce_dtype", "buffer_dtype")},
+    "+actor_rollout_ref.model.override_config.attn_implementation": "sdpa",
+    f"{R}.dtype": "float32", f"{R}.max_num_seqs": "64", "reward.num_workers": "1",
+    f"{R}.agent.num_workers": "1", "transfer_queue.enable": "true",
+    "transfer_queue.backend.SimpleStorage.num_data_storage_units": "1",
+}
+
 
 def algorithm_for(preset: str = "microcoder", profile: str = "cpu-demo", **changes: Any) -> GRPOConfig:
     """The validated algorithm: the preset's values, sized by the profile, then ``changes``.
@@ -50,22 +125,21 @@ def algorithm_for(preset: str = "microcoder", profile: str = "cpu-demo", **chang
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
-    if preset not in _PRESET_NAMES:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(_PRESET_NAMES)}")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
     unknown = set(changes) - {f.name for f in dataclasses.fields(GRPOConfig)}
     if unknown:
         raise ValueError(f"unknown algorithm settings {sorted(unknown)}")
     typed = changes.get("temperature") is not None or bool(changes.get("temperature_schedule"))
     if typed and "temperature_rule" not in changes:
         changes["temperature_rule"] = "fixed"
-    base = algorithm_preset(_PRESET_NAMES[preset]).replace(**PROFILES[profile]["algorithm"])
-    return base.replace(**changes)
+    return PRESETS[preset].replace(**{**PROFILES[profile]["algorithm"], **changes})
 
 
 def preset_values() -> dict[str, str]:
     """Per algorithm setting, the value each preset/profile gives it: what an empty field means
     (the launchpad's help text, generated so it never drifts from the presets)."""
-    configs = {f"{p}/{prof}": algorithm_for(p, prof) for p in _PRESET_NAMES for prof in PROFILES}
+    configs = {f"{p}/{prof}": algorithm_for(p, prof) for p in PRESETS for prof in PROFILES}
     described = {}
     for f in dataclasses.fields(GRPOConfig):
         by_value: dict[str, list[str]] = {}
@@ -74,6 +148,16 @@ def preset_values() -> dict[str, str]:
         described[f.name] = "empty: " + ("; ".join(f"{v} ({', '.join(labels)})" for v, labels in by_value.items())
                                          if len(by_value) > 1 else f"{next(iter(by_value))} (every preset)")
     return described
+
+
+@dataclass
+class MicroCoderSettings:
+    """The ``microcoder:`` block of the verl config: the algorithm whole, plus the run's values
+    the trainer needs. The trainer rebuilds it with verl's ``omega_conf_to_dataclass``."""
+
+    algorithm: GRPOConfig = field(default_factory=GRPOConfig)
+    seed: int = 0  # the truncation mask's draws and the held-out sample
+    val_max_samples: int = -1  # held-out problems evaluated (-1: the whole split)
 
 
 def _reward_path() -> str:
@@ -115,9 +199,9 @@ class TrainingConfig:
     extra_overrides: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.profile not in PROFILES or self.preset not in _PRESET_NAMES:
+        if self.profile not in PROFILES or self.preset not in PRESETS:
             raise ValueError(f"unknown profile {self.profile!r} or preset {self.preset!r}: "
-                             f"profiles {sorted(PROFILES)}, presets {sorted(_PRESET_NAMES)}")
+                             f"profiles {sorted(PROFILES)}, presets {sorted(PRESETS)}")
         if self.algorithm is None:
             self.algorithm = algorithm_for(self.preset, self.profile)
         elif not isinstance(self.algorithm, GRPOConfig):
@@ -125,17 +209,6 @@ class TrainingConfig:
         for name, value in PROFILES[self.profile]["run"].items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
-
-    @property
-    def loss_mode(self) -> str:
-        return LOSS_MODE
-
-    def schedule(self) -> list[tuple[int, float]]:
-        """The staged temperature schedule, always starting at step 1."""
-        return list(self.algorithm.schedule().stages)
-
-    def temperature_at(self, step: int) -> float:
-        return self.algorithm.schedule().at(step)
 
     # -- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -163,99 +236,42 @@ class TrainingConfig:
         model = model_path or self.model_path
         if not model:
             raise ValueError("model_path is not set (the launcher resolves the default model)")
+        _refuse_owned_keys(self.extra_overrides)
         cpu = self.device == "cpu"
-        out = Path(self.output_dir)
-        a, r, ref = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
-        algo = self.algorithm
-        ov = [
-            "algorithm.adv_estimator=grpo",
-            "algorithm.use_kl_in_reward=false",
-            f"algorithm.norm_adv_by_std_in_grpo={str(algo.norm_adv_by_std).lower()}",
-            f"data.train_files={_list(self.train_files)}",
-            f"data.val_files={_list(self.val_files or self.train_files)}",
-            "data.val_max_samples=-1",  # the trainer caps the held-out set after verl's length filter
-            "data.prompt_key=prompt",
-            f"data.train_batch_size={algo.train_batch_size}",
-            f"data.max_prompt_length={algo.max_prompt_length}",
-            f"data.max_response_length={algo.max_response_length}",
-            "data.filter_overlong_prompts=true",
-            "data.truncation=error",
-            f"data.seed={self.seed}",
-            f"actor_rollout_ref.model.path={model}",
-            f"actor_rollout_ref.model.use_remove_padding={'false' if cpu else 'true'}",
-            f"actor_rollout_ref.model.enable_gradient_checkpointing={'false' if cpu else 'true'}",
-            f"{a}.optim.lr={algo.lr}",
-            f"{a}.ppo_mini_batch_size={algo.ppo_mini_batch_size}",
-            f"{a}.ppo_micro_batch_size_per_gpu={self.micro_batch_size_per_gpu}",
-            f"{a}.use_kl_loss={str(algo.use_kl_loss).lower()}",
-            f"{a}.kl_loss_coef={algo.kl_coef}",
-            f"{a}.kl_loss_type={algo.kl_loss_type}",
-            "actor_rollout_ref.actor.entropy_coeff=0",
-            f"{a}.clip_ratio_low={algo.clip_low}",
-            f"{a}.clip_ratio_high={algo.clip_high}",
-            f"{a}.loss_agg_mode={algo.loss_agg}",
-            f"{a}.policy_loss.loss_mode={self.loss_mode}",
-            f"{r}.name={'hf' if cpu else 'vllm'}",
-            f"{r}.n={algo.samples_per_query}",
-            f"{r}.temperature={self.temperature_at(1)}",
-            f"{r}.top_p=1.0",
-            f"{r}.top_k=-1",
-            f"{r}.calculate_log_probs=true",
-            f"{r}.tensor_model_parallel_size={1 if cpu else self.rollout_tp}",
-            f"{r}.log_prob_micro_batch_size_per_gpu={self.micro_batch_size_per_gpu}",
-            f"{r}.gpu_memory_utilization={self.gpu_memory_utilization}",
-            f"{r}.val_kwargs.n={self.eval_attempts}",
-            f"{r}.val_kwargs.do_sample=true",
-            f"{r}.val_kwargs.temperature={self.temperature_at(1)}",
-            f"{ref}.log_prob_micro_batch_size_per_gpu={self.micro_batch_size_per_gpu}",
-            f"reward.custom_reward_function.path={_reward_path()}",
-            "reward.custom_reward_function.name=compute_score",
-            "trainer.v1.trainer_mode=microcoder_sync",
-            f"trainer.project_name={self.project_name}",
-            f"trainer.experiment_name={self.experiment_name}",
-            "trainer.logger=[console,file]",
-            "+actor_rollout_ref.rollout.agent.agent_loop_manager_class="
-            "training.verl_ext.agent_loop.StagedTemperatureAgentLoopManager",
-            f"trainer.n_gpus_per_node={self.n_gpus}",
-            f"trainer.nnodes={self.nnodes}",
-            f"trainer.total_training_steps={self.steps}",
-            "trainer.total_epochs=1000",
-            f"trainer.save_freq={self.steps if self.save_checkpoint else -1}",
-            f"trainer.test_freq={self.steps}",
-            f"trainer.val_before_train={str(self.val_before_train).lower()}",
-            f"trainer.default_local_dir={out / 'checkpoints'}",
-            f"trainer.device={self.device}",
-            "+microcoder.rho=" + str(algo.mask_rho),
-            f"+microcoder.m={algo.mask_repeat_window}",
-            f"+microcoder.mask_if={algo.mask_if}",
-            f"+microcoder.seed={self.seed}",
-            f"+microcoder.val_max_samples={self.val_max_samples}",
-            "+microcoder.temperature_schedule=" + _list([f"[{s},{t}]" for s, t in self.schedule()]),
-            f"+microcoder.temperature_rule={algo.temperature_rule}",
-            "+microcoder.temperature_candidates=" + _list(algo.temperature_candidates),
-            f"+microcoder.target_diversity={algo.target_diversity}",
-            f"+microcoder.max_fluctuation={algo.max_fluctuation}",
-            f"+microcoder.probe_prompts={algo.probe_prompts}",
-            f"+microcoder.diversity_window={algo.diversity_window}",
-            f"+microcoder.min_stage_steps={algo.min_stage_steps}",
-        ]
+        values = dict(FIXED_KEYS)
+        values.update({key: _hydra(getattr(self.algorithm, name)) for name, keys in ALGORITHM_KEYS.items()
+                       for key in keys})
+        values.update({key: _hydra(getattr(self, name)) for name, keys in RUN_KEYS.items() for key in keys})
+        values.update({
+            "data.train_files": _hydra(self.train_files),
+            "data.val_files": _hydra(self.val_files or self.train_files),
+            "actor_rollout_ref.model.path": model,
+            "actor_rollout_ref.model.use_remove_padding": _hydra(not cpu),
+            "actor_rollout_ref.model.enable_gradient_checkpointing": _hydra(not cpu),
+            f"{R}.name": "hf" if cpu else "vllm",
+            f"{R}.tensor_model_parallel_size": str(1 if cpu else self.rollout_tp),
+            "reward.custom_reward_function.path": _reward_path(),
+            "trainer.save_freq": str(self.steps if self.save_checkpoint else -1),
+            "trainer.default_local_dir": str(Path(self.output_dir) / "checkpoints"),
+        })
         if cpu:
-            ov += [
-                f"{a}.strategy=fsdp2", f"{ref}.strategy=fsdp2", "critic.strategy=fsdp2",
-                f"{a}.fsdp_config.dtype=float32", f"{a}.fsdp_config.use_torch_compile=false",
-                f"{a}.use_torch_compile=false", f"{ref}.fsdp_config.dtype=float32",
-                f"{ref}.use_torch_compile=false", f"{ref}.fsdp_config.use_torch_compile=false",
-                # FSDP's mixed precision computes in bf16 unless told otherwise (4x slower on CPU,
-                # and the trainer's log-probs would drift from the fp32 rollout's)
-                *(f"+{p}.fsdp_config.mixed_precision.{k}=fp32" for p in (a, ref)
-                  for k in ("param_dtype", "reduce_dtype", "buffer_dtype")),
-                "+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
-                f"{r}.dtype=float32", f"{r}.max_num_seqs=64", "reward.num_workers=1",
-                f"{r}.agent.num_workers=1", "transfer_queue.enable=true",
-                "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
-                f"ray_kwargs.ray_init.num_cpus={self.num_cpus}",
-            ]
-        return _merge(ov, self.extra_overrides)
+            values.update(CPU_KEYS)
+            values["ray_kwargs.ray_init.num_cpus"] = str(self.num_cpus)
+        block = MicroCoderSettings(self.algorithm, seed=self.seed, val_max_samples=self.val_max_samples)
+        values["+microcoder"] = _hydra(dataclasses.asdict(block), quote=True)
+        return _merge([f"{k}={v}" for k, v in values.items()], self.extra_overrides)
+
+
+def _refuse_owned_keys(extra: list[str]) -> None:
+    """An extra override may not set what the algorithm owns: there is one road to each setting."""
+    owner = {key: name for name, keys in ALGORITHM_KEYS.items() for key in keys}
+    for override in extra:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key in owner:
+            raise ValueError(f"extra_overrides sets {key}, which algorithm.{owner[key]} sets: change that instead")
+        if key == "microcoder" or key.startswith("microcoder."):
+            raise ValueError(f"extra_overrides sets {key}: the microcoder block is the algorithm, "
+                             "change its fields under algorithm instead")
 
 
 def _merge(base: list[str], extra: list[str]) -> list[str]:
@@ -264,5 +280,16 @@ def _merge(base: list[str], extra: list[str]) -> list[str]:
     return [o for o in base if o.split("=", 1)[0].lstrip("+~") not in keys] + list(extra)
 
 
-def _list(items) -> str:
-    return "[" + ",".join(str(i) for i in items) + "]"
+def _hydra(value: Any, quote: bool = False) -> str:
+    """``value`` in Hydra's override grammar: true/false, null, [a,b], {k:v}; text quoted if ``quote``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{_hydra(v, quote)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_hydra(v, quote) for v in value) + "]"
+    if isinstance(value, str) and quote:
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return str(value)

@@ -1,7 +1,11 @@
 """The MicroCoder-GRPO trainer: verl's synchronous v1 PPO trainer plus the paper's two hooks.
 
-Registered as ``trainer.v1.trainer_mode=microcoder_sync``. Settings come from the ``microcoder``
-block of the verl config (rendered by :class:`training.verl_ext.config.TrainingConfig`).
+Registered as ``trainer.v1.trainer_mode=microcoder_sync``. Its settings are the ``microcoder``
+block of the verl config, rendered by :class:`training.verl_ext.config.TrainingConfig` and rebuilt
+here once with verl's ``omega_conf_to_dataclass`` into
+:class:`~training.verl_ext.config.MicroCoderSettings` (the whole
+:class:`~training.grpo.presets.GRPOConfig`, validated again, with the run's seed and held-out
+cap): no key-by-key reads, no second defaults.
 
 - Sync semantics. verl branches on ``self.trainer_mode == "sync"`` (replay buffer class,
   ``gen_batch_size`` forced to 1, prompts persisted in and re-issued from checkpoints). The
@@ -10,7 +14,8 @@ block of the verl config (rendered by :class:`training.verl_ext.config.TrainingC
 - Conditional truncation mask (eq. 2). verl's advantage-estimator hook sees no token ids, so
   the mask is applied in the trainer's advantage step, where responses are available: verl's
   GRPO advantages are computed first, then read back with the responses, masked with
-  :func:`training.grpo.truncation_mask.conditional_truncation_mask` and written back, with no
+  :func:`training.grpo.truncation_mask.conditional_truncation_mask`, zeroed with
+  :func:`~training.grpo.truncation_mask.apply_truncation_mask` and written back, with no
   renormalisation. The draw U is keyed by (seed, step, problem id, sample index within the
   group) (:func:`~training.grpo.truncation_mask.problem_sample_key`), so a rerun with the same
   seed masks the same samples; verl's random prompt uids play no part.
@@ -18,10 +23,10 @@ block of the verl config (rendered by :class:`training.verl_ext.config.TrainingC
   current stage: verl passes it to ``compute_log_prob`` and ``update_actor`` (logits / T), and
   the same T is attached to the generation batch for the agent-loop workers (see
   :mod:`training.verl_ext.agent_loop`), so sampling and training use one T.
-- Diversity-determined temperature T(D) (``microcoder.temperature_rule=diversity``): before step 1
+- Diversity-determined temperature T(D) (``temperature_rule: diversity``): before step 1
   the policy samples G responses for ``probe_prompts`` training prompts at each candidate T
   (through verl's validation path, so the rollout replicas hold the current weights), distinct-4
-  per prompt is measured and :class:`~training.grpo.temperature_control.DiversityTemperature`
+  per prompt is measured and the algorithm's controller (``GRPOConfig.diversity_controller()``)
   picks the starting T; after every step it sees the measured diversity and may switch stage,
   logging why. Probe table, choice and switches go into the step metrics
   (:mod:`training.verl_ext.temperature_metrics`). With ``fixed`` the typed schedule applies.
@@ -49,13 +54,13 @@ from tensordict import TensorDict
 from verl.trainer.ppo.v1.trainer_base import register_trainer
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
 from verl.utils import tensordict_utils as tu
+from verl.utils.config import omega_conf_to_dataclass
 from verl.workers.utils.padding import response_to_nested
 
 from training.grpo.diversity import batch_output_diversity, distinct_n
 from training.grpo.evaluation import heldout_pass_at_1
-from training.grpo.temperature import TemperatureSchedule
-from training.grpo.temperature_control import DiversityTemperature
 from training.grpo.truncation_mask import (
+    apply_truncation_mask,
     conditional_truncation_mask,
     problem_sample_key,
     truncation_mask_eligible,
@@ -64,19 +69,12 @@ from training.grpo.truncation_mask import (
 
 from . import temperature_metrics, trace
 from .agent_loop import set_validation_sampling
+from .config import MicroCoderSettings
 from .keys import TEMPERATURE_KEY
 
 TRAINER_MODE = "microcoder_sync"
 TD_STATE = "microcoder_temperature.json"  # the T(D) controller's state, in each checkpoint folder
 logger = logging.getLogger(__name__)
-
-
-def staged_temperature(schedule, step: int, default: float) -> float:
-    """T in force at verl's ``step`` under the rendered ``[[first_step, T], ...]`` schedule
-    (:class:`~training.grpo.temperature.TemperatureSchedule`, the one implementation)."""
-    if not schedule:
-        return default
-    return TemperatureSchedule([(int(s), float(t)) for s, t in schedule]).at(step)
 
 
 def _as_list(value) -> list:
@@ -110,9 +108,12 @@ class MicroCoderTrainer(PPOTrainerSync):
     def trainer_mode(self, registered: str) -> None:  # verl assigns config.trainer.v1.trainer_mode
         self.registered_mode = registered
 
-    def _mc(self, key, default=None):
-        block = self.config.get("microcoder", None) or {}
-        return block.get(key, default)
+    @property
+    def settings(self) -> MicroCoderSettings:
+        """The ``microcoder`` block as the dataclass it was rendered from (rebuilt once, validated)."""
+        if "_settings" not in self.__dict__:
+            self._settings = omega_conf_to_dataclass(self.config.microcoder, MicroCoderSettings)
+        return self._settings
 
     def _current_temperature(self) -> float:
         return float(self.config.actor_rollout_ref.rollout.temperature)
@@ -122,18 +123,12 @@ class MicroCoderTrainer(PPOTrainerSync):
             self.config.actor_rollout_ref.rollout.temperature = float(t)
 
     # -- staged temperature: typed (fixed) or diversity-determined -------------------------
-    def _diversity_rule(self) -> bool:
-        return str(self._mc("temperature_rule", "fixed")) == "diversity"
-
     def on_train_begin(self):
         super().on_train_begin()
         self._pending_metrics = {}
         self._td = None
-        if self._diversity_rule():
-            self._td = DiversityTemperature(
-                [float(t) for t in self._mc("temperature_candidates")], float(self._mc("target_diversity")),
-                float(self._mc("max_fluctuation")), window=int(self._mc("diversity_window")),
-                min_stage_steps=int(self._mc("min_stage_steps")))
+        if self.settings.algorithm.temperature_rule == "diversity":
+            self._td = self.settings.algorithm.diversity_controller()
             saved = self._resumed_folder and Path(self._resumed_folder) / TD_STATE
             if saved and saved.exists():  # a resumed run goes on at its stage's T, with its trend
                 self._td.restore(json.loads(saved.read_text()))
@@ -173,8 +168,7 @@ class MicroCoderTrainer(PPOTrainerSync):
                 self._pending_metrics.update(temperature_metrics.switch_metrics(switch))
                 logger.warning(f"T(D): step {switch.step}: T {switch.from_t:g} -> {switch.to_t:g} ({switch.reason})")
         else:
-            t = staged_temperature(self._mc("temperature_schedule"), self.global_steps, self._current_temperature())
-            self._set_temperature(t)
+            self._set_temperature(self.settings.algorithm.schedule().at(self.global_steps))
         return super().on_step_begin()
 
     def _probe_diversity(self, candidates) -> dict[float, list[float]]:
@@ -182,7 +176,7 @@ class MicroCoderTrainer(PPOTrainerSync):
         from verl.utils.dataset.rl_dataset import collate_fn
 
         rollout = self.config.actor_rollout_ref.rollout
-        k = min(int(self._mc("probe_prompts")), len(self.train_dataset))
+        k = min(self.settings.algorithm.probe_prompts, len(self.train_dataset))
         rows = [self.train_dataset[i] for i in range(k)]
         saved = (float(rollout.val_kwargs.temperature), int(rollout.val_kwargs.n))
         out = {}
@@ -231,16 +225,14 @@ class MicroCoderTrainer(PPOTrainerSync):
         lengths = response_mask.sum(-1)
         rewards = td["rm_scores"].sum(-1)
         max_len = int(self.config.actor_rollout_ref.rollout.response_length)
-        rho, seed, step = float(self._mc("rho", 0.0)), int(self._mc("seed", 0)), int(self.global_steps)
-        m = int(self._mc("m", 128))
-        mask_if = str(self._mc("mask_if", "incorrect"))
+        algo, seed, step = self.settings.algorithm, self.settings.seed, int(self.global_steps)
+        m, mask_if = algo.mask_repeat_window, algo.mask_if
         keys = draw_keys(list(batch.keys), extra_infos)
         eligible = truncation_mask_eligible(responses, lengths, rewards, max_len, m=m, mask_if=mask_if)
-        masked = conditional_truncation_mask(
-            responses, lengths, rewards, max_len, rho=rho, sample_keys=keys, seed=seed, step=step, m=m, mask_if=mask_if,
-        )
+        masked = conditional_truncation_mask(responses, lengths, rewards, max_len, rho=algo.mask_rho,
+                                             sample_keys=keys, seed=seed, step=step, m=m, mask_if=mask_if)
         before = td["advantages"]
-        after = before * (~masked).to(before.dtype).unsqueeze(-1)
+        after = apply_truncation_mask(before, masked)
         if masked.any():
             out = TensorDict({"advantages": response_to_nested(after, nested_mask)}, batch_size=len(batch))
             batch = tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id, fields=out)
@@ -272,14 +264,14 @@ class MicroCoderTrainer(PPOTrainerSync):
         so a capped held-out set of long LiveCodeBench statements can come out empty. verl gets
         the whole split (-1); the cap applies here, to the problems that fit, a seeded sample."""
         super()._init_dataloader()
-        cap, ds = int(self._mc("val_max_samples", -1)), self.val_dataset
+        cap, ds = self.settings.val_max_samples, self.val_dataset
         if len(ds) == 0:
             raise ValueError(f"no held-out problem fits max_prompt_length={self.config.data.max_prompt_length}")
         if 0 < cap < len(ds):
             from torchdata.stateful_dataloader import StatefulDataLoader
             from verl.utils.dataset.rl_dataset import collate_fn
 
-            ds.dataframe = ds.dataframe.shuffle(seed=int(self._mc("seed", 0))).select(range(cap))
+            ds.dataframe = ds.dataframe.shuffle(seed=self.settings.seed).select(range(cap))
             self.val_dataloader = StatefulDataLoader(
                 dataset=ds, batch_size=self.config.data.val_batch_size or len(ds),
                 num_workers=self.config.data["dataloader_num_workers"],
@@ -309,4 +301,4 @@ class MicroCoderTrainer(PPOTrainerSync):
         trace.write("trainer", rows)
 
 
-__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "draw_keys", "heldout_pass_at_1", "staged_temperature"]
+__all__ = ["MicroCoderTrainer", "TRAINER_MODE", "draw_keys", "heldout_pass_at_1"]

@@ -1,4 +1,9 @@
-"""Token log-probs at the sampling temperature: the pi^{T(D)} of the paper's equation 1.
+"""Token log-probs at the sampling temperature: the pi^{T(D)} of the paper's equation 1 (references).
+
+verl computes these log-probs itself (its actor divides the logits by the rollout temperature);
+these kernels are the references ``tests/training/test_verl_cpu.py`` holds verl's rollout to, and
+what ``benchmarks/bench_grpo_loss.py`` times. A kernel moves back into ``training/`` only when a
+GPU benchmark shows it faster than verl's own path.
 
 Rollout samples from softmax(z / T), so the trainer's ratio must use log softmax(z / T) too;
 otherwise the first PPO ratio is not 1. Three implementations of the same quantity:
