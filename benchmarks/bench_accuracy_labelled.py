@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.eval_sets import load  # noqa: E402
-from evaluator import evaluate_many  # noqa: E402
+from benchmarks.eval_sets import jobs, load  # noqa: E402
+from evaluator import Limits, evaluate_many  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
 
 REFERENCE_SETS = ("code_contests_verify", "taco", "leetcode", "humaneval_xl")
@@ -58,13 +58,13 @@ def mapcoder(limit: int | None) -> list[dict]:
 
 def _judge(items: list[dict], workers: int, timeout: float, mode: str) -> tuple[list[dict], float]:
     start = time.perf_counter()
-    results = evaluate_many(items, workers=workers, timeout_s=timeout, mode=mode)
+    results = evaluate_many(jobs(items), Limits(time_s=timeout), workers=workers, mode=mode)
     return results, time.perf_counter() - start
 
 
 def _errors(items: list[dict], results: list[dict]) -> tuple[int, int]:
-    fn = sum(1 for i, r in zip(items, results) if i["expect_pass"] and not r["passed"])
-    fp = sum(1 for i, r in zip(items, results) if not i["expect_pass"] and r["passed"])
+    fn = sum(1 for i, r in zip(items, results) if i["expect_pass"] and not r.passed)
+    fp = sum(1 for i, r in zip(items, results) if not i["expect_pass"] and r.passed)
     return fn, fp
 
 
@@ -96,7 +96,7 @@ def main() -> None:
             results, seconds = _judge(group, args.workers, args.timeout, mode)
             row[mode] = (*_errors(group, results), seconds, "")
             if mode == "robust":
-                robust_passed = {i["id"]: r["passed"] for i, r in zip(group, results)}
+                robust_passed = {i["id"]: r.passed for i, r in zip(group, results)}
         checked = [dict(i, tests={**i["tests"], "checker": i["derived_checker"]}) for i in group if i.get("derived_checker")]
         if checked:
             results, seconds = _judge(checked, args.workers, args.timeout, "robust")

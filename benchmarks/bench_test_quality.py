@@ -65,7 +65,7 @@ def programs_for(row: dict, labelled: dict) -> list[dict]:
 
 
 def judge(pairs: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
-    jobs = [{"id": str(i), "code": p["code"], "tests": tests} for i, (p, tests) in enumerate(pairs)]
+    jobs = [(str(i), p["code"], tests) for i, (p, tests) in enumerate(pairs)]
     return evaluate_many(jobs, workers=workers) if jobs else []
 
 
@@ -93,15 +93,15 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
     res_before, res_after = judge(pairs_before, workers), judge(pairs_after, workers)
     newly_rejected = []
     for (program, _), b, a in zip(pairs_after, res_before, res_after):
-        if program["correct"] and b["passed"] and not a["passed"]:
-            failing = next((c for c in a.get("cases") or [] if c.get("verdict") != "accepted"), {})
-            newly_rejected.append({"source": name, "program": program["id"], "verdict": a["verdict"],
-                                   "message": str(failing.get("message", ""))[:200]})
+        if program["correct"] and b.passed and not a.passed:
+            failing = next((c for c in a.cases if c.verdict != "accepted"), None)
+            newly_rejected.append({"source": name, "program": program["id"], "verdict": a.verdict.value,
+                                   "message": (failing.message if failing else "")[:200]})
 
     def figures(results: list[dict], pairs: list) -> dict:
-        return {"tpr": rate([r["passed"] for (p, _), r in zip(pairs, results) if p["correct"]]),
-                "tnr": rate([not r["passed"] for (p, _), r in zip(pairs, results) if not p["correct"]]),
-                "time_ms": (round(1000 * sum(r["time_s"] for (p, _), r in zip(pairs, results) if p["correct"])
+        return {"tpr": rate([r.passed for (p, _), r in zip(pairs, results) if p["correct"]]),
+                "tnr": rate([not r.passed for (p, _), r in zip(pairs, results) if not p["correct"]]),
+                "time_ms": (round(1000 * sum(r.time_s for (p, _), r in zip(pairs, results) if p["correct"])
                                   / max(1, sum(p["correct"] for p, _ in pairs)), 1))}
 
     scored = [r for r in released if r.get("mutation_score") is not None]

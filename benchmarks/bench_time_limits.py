@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator import evaluate_many  # noqa: E402
+from evaluator import Limits, evaluate_many  # noqa: E402
 from evaluator.reward import WALL_BUDGET_S  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.schema import make_row  # noqa: E402
@@ -71,7 +71,7 @@ def kodcode_rows() -> list[dict]:
 
 def judge(items: list[dict], workers: int) -> tuple[list[dict], float]:
     start = time.perf_counter()
-    results = evaluate_many(items, workers=workers, stop_on_first_failure=False, wall_budget_s=WALL_BUDGET_S)
+    results = evaluate_many(items, Limits(wall_budget_s=WALL_BUDGET_S), workers=workers, stop_on_first_failure=False)
     return results, time.perf_counter() - start
 
 
@@ -101,21 +101,21 @@ def main() -> None:
     table = []
     verdicts: dict[str, list[dict]] = {}
     for name in ("baseline", "derived"):
-        results, wall = judge([{"id": p["id"], "code": p["code"], "tests": p[name]} for p in programs], args.workers)
+        results, wall = judge([(p["id"], p["code"], p[name]) for p in programs], args.workers)
         verdicts[name] = results
         by_source: dict[str, list] = defaultdict(list)
         for p, r in zip(programs, results):
             by_source[p["source"]].append((p, r))
         for source, pairs in [*sorted(by_source.items()), ("all", list(zip(programs, results)))]:
-            timeouts = [r for _, r in pairs if r["verdict"] == "time_limit"]
-            summed = sum(r["time_s"] for _, r in pairs)
+            timeouts = [r for _, r in pairs if r.verdict == "time_limit"]
+            summed = sum(r.time_s for _, r in pairs)
             table.append({
                 "source": source, "limit": "6 s default" if name == "baseline" else f"derived (x{args.factor:g}, >= 1 s)",
                 "programs": len(pairs), "time_outs": len(timeouts),
-                "summed_s": round(summed, 1), "time_outs_s": round(sum(r["time_s"] for r in timeouts), 1),
+                "summed_s": round(summed, 1), "time_outs_s": round(sum(r.time_s for r in timeouts), 1),
                 "wall_s": round(wall, 1) if source == "all" else "",
-                "fn": sum(1 for p, r in pairs if p["label"] and not r["passed"]),
-                "fp": sum(1 for p, r in pairs if not p["label"] and r["passed"]),
+                "fn": sum(1 for p, r in pairs if p["label"] and not r.passed),
+                "fp": sum(1 for p, r in pairs if not p["label"] and r.passed),
             })
     print("| source | limit | programs | time-outs | summed evaluator s | of which time-outs s | wall s | FN (label pass, rejected) | FP (label fail, accepted) |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -127,11 +127,11 @@ def main() -> None:
     print(f"\nsummed evaluator time: {base['summed_s']} s -> {new['summed_s']} s ({saving:.0%} less); "
           f"time-outs {base['time_outs']} -> {new['time_outs']}")
     # Verify measured the references under the baseline limit: each one that passed there must pass its derived limit.
-    regressions = [(p["id"], p["reference"], d["verdict"]) for p, b, d in zip(programs, verdicts["baseline"], verdicts["derived"])
-                   if p["label"] and b["passed"] and not d["passed"]]
+    regressions = [(p["id"], p["reference"], d.verdict) for p, b, d in zip(programs, verdicts["baseline"], verdicts["derived"])
+                   if p["label"] and b.passed and not d.passed]
     refs = [r for r in regressions if r[1]]
     print(f"references Verify measured that pass with the default and fail their derived limit: {len(refs)} of "
-          f"{sum(1 for p, b in zip(programs, verdicts['baseline']) if p['reference'] and b['passed'])}{' ' + str(refs[:10]) if refs else ''}")
+          f"{sum(1 for p, b in zip(programs, verdicts['baseline']) if p['reference'] and b.passed)}{' ' + str(refs[:10]) if refs else ''}")
     print(f"other labelled-correct programs that pass with the default and fail the derived limit: {len(regressions) - len(refs)}"
           f"{' ' + str([r for r in regressions if not r[1]][:10]) if len(regressions) > len(refs) else ''}")
 

@@ -38,7 +38,7 @@ def _items(name: str):
             continue
         derived = derive_checker(row["statement"], Tests.from_dict(tests))
         base = {"set": name, "tests": tests, "special_judge": bool(meta.get("special_judge")),
-                "derived_checker": derived[0] if derived else None}
+                "derived_checker": str(derived[0]) if derived else None}
         yield {**base, "id": f"{name}/{row['source_id']}", "code": row["solutions"][0], "expect_pass": True}
         for j, code in enumerate(row["incorrect_solutions"]):
             yield {**base, "set": f"{name}_incorrect", "id": f"{name}/{row['source_id']}/bad{j}", "code": code,
@@ -51,6 +51,11 @@ def load(names: list[str], limit: int | None = None, incorrect: bool = False) ->
         rows = [item for item in _items(name) if incorrect or item["expect_pass"]]
         out += rows[:limit] if limit else rows
     return out
+
+
+def jobs(items: list[dict]) -> list[tuple[str, str, dict]]:
+    """``evaluate_many`` jobs for ``items``: ``(id, code, tests)``, the id coming back as each result's key."""
+    return [(item["id"], item["code"], item["tests"]) for item in items]
 
 
 def test_count(item: dict) -> int:

@@ -18,7 +18,6 @@ counts of each reference-based detection against the statement-based one.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator import evaluate_many  # noqa: E402
+from evaluator import Limits, Result, evaluate_many  # noqa: E402
 from pipeline.filter.quality import special_judge  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.schema import Tests  # noqa: E402
@@ -34,13 +33,13 @@ from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.verify import VerifyConfig, answer_disagreement  # noqa: E402
 
 
-def differs_from_expected(tests: Tests, result: dict, min_pass_fraction: float) -> bool:
-    cases = result.get("cases") or []
+def differs_from_expected(tests: Tests, result: Result, min_pass_fraction: float) -> bool:
+    cases = result.cases
     if tests.kind == "assert" or len(cases) != len(tests.cases) or not cases:
         return False
-    accepted = sum(c.get("verdict") == "accepted" for c in cases)
+    accepted = sum(c.verdict == "accepted" for c in cases)
     # a wrong answer is a clean run (CLEAN_VERDICTS): the program printed an answer, it did not crash
-    return accepted >= min_pass_fraction * len(cases) and any(c.get("verdict") == "wrong_answer" for c in cases)
+    return accepted >= min_pass_fraction * len(cases) and any(c.verdict == "wrong_answer" for c in cases)
 
 
 def confusion(pairs: list[tuple[bool, bool]]) -> dict[str, int]:
@@ -59,17 +58,17 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
         rows = [r for r in process_rows(collect(default_specs()[name]).kept).kept if r["solutions"] and r["tests"]]
-        jobs = [{"id": f"{r['problem_id']}:{i}", "code": code, "tests": json.loads(r["tests"])}
+        jobs = [((r["problem_id"], i), code, r["tests"])
                 for r in rows for i, code in enumerate(r["solutions"][: config.max_references])]
         start = time.perf_counter()
-        results = evaluate_many(jobs, workers=args.workers, timeout_s=args.timeout, stop_on_first_failure=False, keep_output=True)
+        results = evaluate_many(jobs, Limits(time_s=args.timeout), workers=args.workers, stop_on_first_failure=False, keep_output=True)
         print(f"# {name}: {len(jobs)} reference runs in {time.perf_counter() - start:.1f}s", file=sys.stderr)
-        by_problem: dict[str, list[dict]] = {}
-        for job, res in zip(jobs, results):
-            by_problem.setdefault(job["id"].rsplit(":", 1)[0], []).append(res)
+        by_problem: dict[str, list[Result]] = {}
+        for res in results:
+            by_problem.setdefault(res.key[0], []).append(res)
         statement, pairwise, expected, loose, examples = [], [], [], [], []
         for row in rows:
-            tests, res = Tests.from_json(row["tests"]), by_problem.get(row["problem_id"], [])
+            tests, res = row["tests"], by_problem.get(row["problem_id"], [])
             statement.append(special_judge(row) is not None)
             pairwise.append(answer_disagreement(tests, res, config.min_pass_fraction) is not None)
             expected.append(any(differs_from_expected(tests, r, config.min_pass_fraction) for r in res))

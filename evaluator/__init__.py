@@ -2,12 +2,25 @@
 comparison, and verl's reward function. Standard library only.
 
 Public API: :func:`evaluate`, :func:`evaluate_many`, :func:`compute_score`,
-:func:`compute_score_batch`, :func:`isolation_level`, :data:`VERDICTS`.
+:func:`compute_score_batch`, :func:`isolation_level`, and the typed contract of
+:mod:`evaluator.model` (:class:`Tests`, :class:`Limits`, :class:`Verdict`, :class:`Result`, ...).
 """
 
-from evaluator.api import VERDICTS, evaluate, evaluate_many, isolation_level, normalize_tests
+from evaluator.api import evaluate, evaluate_many, isolation_level
+from evaluator.model import (
+    VERDICTS,
+    CaseResult,
+    Checker,
+    Limits,
+    Result,
+    SpecialJudge,
+    TestCase,
+    Tests,
+    Verdict,
+)
 from evaluator.reward import compute_score, compute_score_batch, extract_code
 
 __version__ = "0.1.0"
-__all__ = ["VERDICTS", "evaluate", "evaluate_many", "isolation_level", "normalize_tests", "compute_score",
-           "compute_score_batch", "extract_code", "__version__"]
+__all__ = ["VERDICTS", "CaseResult", "Checker", "Limits", "Result", "SpecialJudge", "TestCase", "Tests", "Verdict",
+           "evaluate", "evaluate_many", "isolation_level", "compute_score", "compute_score_batch", "extract_code",
+           "__version__"]

@@ -1,12 +1,13 @@
 """Named standard checkers, after the families of testlib's (wcmp, lcmp, ncmp, rcmp/dcmp, yesno,
 uncmp), for problems with several acceptable outputs.
 
-A canonical test names one in ``tests.checker``: ``tokens``, ``lines``, ``integers``,
-``doubles`` or ``doubles:<eps>`` (absolute or relative error at most eps, default 1e-6),
-``yesno`` (YES/NO answers in any letter case) and ``unordered`` (the same tokens in any order).
-Anything else in ``checker`` is a Python special-judge program (run in the sandbox by the API).
-They run in the parent on text, like the robust comparison: no process, no program code.
-Standard library only.
+A canonical test names one in ``tests.checker`` (:class:`evaluator.model.Checker`, stored as
+``name`` or ``name:arg``): ``tokens``, ``lines``, ``integers``, ``doubles`` or ``doubles:<eps>``
+(absolute or relative error at most eps, default 1e-6), ``yesno`` (YES/NO answers in any letter
+case) and ``unordered`` (the same tokens in any order). Anything else is a special-judge program
+(:class:`evaluator.model.SpecialJudge`, run in the sandbox by the API). These run in the parent on
+text, like the robust comparison: no process, no program code. :data:`CHECKERS` is the name ->
+function registry; :func:`register` adds one. Standard library only.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-NAMES = ("tokens", "lines", "integers", "doubles", "yesno", "unordered")
 DEFAULT_EPS = 1e-6
+# name -> (expected, actual, *args) -> (accepted, reason)
+CHECKERS: dict[str, Callable[..., tuple[bool, str]]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., tuple[bool, str]]], Callable[..., tuple[bool, str]]]:
+    """Add a named checker: a function of the expected text, the actual text and the checker's arguments."""
+    def add(fn: Callable[..., tuple[bool, str]]) -> Callable[..., tuple[bool, str]]:
+        CHECKERS[name] = fn
+        return fn
+    return add
+
 _INT = re.compile(r"[+-]?[0-9]+\Z")
 _YES_NO = {"yes", "no"}
-
-
-def is_named(checker: str | None) -> bool:
-    """True when ``checker`` names a standard checker rather than holding a program."""
-    if not checker or "\n" in checker:
-        return False
-    return checker.split(":", 1)[0].strip() in NAMES
 
 
 def _lines(text: str) -> list[list[str]]:
@@ -36,6 +41,7 @@ def _lines(text: str) -> list[list[str]]:
     return lines
 
 
+@register("tokens")
 def _tokens(expected: str, actual: str) -> tuple[bool, str]:
     e, a = expected.split(), actual.split()
     if e == a:
@@ -46,6 +52,7 @@ def _tokens(expected: str, actual: str) -> tuple[bool, str]:
     return False, f"token {i + 1} differs: expected {e[i][:40]!r}, found {a[i][:40]!r}"
 
 
+@register("lines")
 def _lines_cmp(expected: str, actual: str) -> tuple[bool, str]:
     e, a = _lines(expected), _lines(actual)
     if len(e) != len(a):
@@ -56,6 +63,7 @@ def _lines_cmp(expected: str, actual: str) -> tuple[bool, str]:
     return True, ""
 
 
+@register("integers")
 def _integers(expected: str, actual: str) -> tuple[bool, str]:
     e, a = expected.split(), actual.split()
     if len(e) != len(a):
@@ -72,8 +80,10 @@ def _to_int(token: str) -> int:
     return int(token) if len(token) < 4000 else int(Decimal(token))
 
 
-def _doubles(expected: str, actual: str, eps: float) -> tuple[bool, str]:
+@register("doubles")
+def _doubles(expected: str, actual: str, precision: str = "") -> tuple[bool, str]:
     """testlib's doubleCompare: equal when the absolute or the relative error is at most eps."""
+    eps = parse_eps(precision)
     e, a = expected.split(), actual.split()
     if len(e) != len(a):
         return False, f"expected {len(e)} numbers, found {len(a)}"
@@ -98,6 +108,7 @@ def _doubles(expected: str, actual: str, eps: float) -> tuple[bool, str]:
     return True, ""
 
 
+@register("yesno")
 def _yesno(expected: str, actual: str) -> tuple[bool, str]:
     e, a = expected.split(), actual.split()
     if len(e) != len(a):
@@ -111,6 +122,7 @@ def _yesno(expected: str, actual: str) -> tuple[bool, str]:
     return True, ""
 
 
+@register("unordered")
 def _unordered(expected: str, actual: str) -> tuple[bool, str]:
     e, a = Counter(expected.split()), Counter(actual.split())
     if e == a:
@@ -119,35 +131,23 @@ def _unordered(expected: str, actual: str) -> tuple[bool, str]:
     return False, f"{missing} expected tokens missing, {extra} unexpected"
 
 
-def parse_eps(checker: str) -> float:
-    """The precision of ``doubles:<eps>`` (``1e-6``, ``0.000001``, ``10^-6``)."""
-    _, _, arg = checker.partition(":")
-    arg = arg.strip().replace(" ", "")
+def parse_eps(precision: str) -> float:
+    """The precision of ``doubles:<eps>`` (``1e-6``, ``0.000001``, ``10^-6``; empty: the default)."""
+    arg = precision.strip().replace(" ", "")
     if not arg:
         return DEFAULT_EPS
     power = re.fullmatch(r"10\^\{?(-?\d+)\}?", arg)
     try:
         eps = 10.0 ** int(power.group(1)) if power else float(Decimal(arg))
     except (InvalidOperation, ValueError):
-        raise ValueError(f"bad precision in checker {checker!r}") from None
+        raise ValueError(f"bad precision {precision!r} in checker doubles") from None
     if not (0 < eps < 1):
-        raise ValueError(f"precision out of range in checker {checker!r}")
+        raise ValueError(f"precision {precision!r} out of range in checker doubles")
     return eps
 
 
-def check(checker: str, expected: str, actual: str) -> tuple[bool, str]:
+def check(name: str, args: tuple[str, ...], expected: str, actual: str) -> tuple[bool, str]:
     """Judge ``actual`` against ``expected`` with the named checker: (accepted, reason)."""
-    name = checker.split(":", 1)[0].strip()
-    if name == "tokens":
-        return _tokens(expected, actual)
-    if name == "lines":
-        return _lines_cmp(expected, actual)
-    if name == "integers":
-        return _integers(expected, actual)
-    if name == "doubles":
-        return _doubles(expected, actual, parse_eps(checker))
-    if name == "yesno":
-        return _yesno(expected, actual)
-    if name == "unordered":
-        return _unordered(expected, actual)
-    raise ValueError(f"unknown checker {checker!r}")
+    if name not in CHECKERS:
+        raise ValueError(f"unknown checker {name!r}; expected one of {sorted(CHECKERS)}")
+    return CHECKERS[name](expected, actual, *args)

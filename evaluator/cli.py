@@ -18,49 +18,50 @@ from typing import Iterator
 
 from evaluator import __version__
 from evaluator.api import evaluate_many, isolation_level
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Result, Tests, Verdict
 
 CHUNK = 256
+Job = tuple[object, str, Tests]
 
 
-def _items(path: str) -> Iterator[dict]:
+def _jobs(path: str) -> Iterator[Job | Result]:
+    """Each line parsed once, here: a job, or the result of a line that is not one."""
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh):
             if not line.strip():
                 continue
+            key = None
             try:
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError("not a JSON object")
-            except ValueError as exc:
-                item = {"id": None, "_error": f"line {n + 1}: {exc}"}
-            yield item
-
-
-def _bad(item: dict) -> dict:
-    return {"id": item.get("id"), "passed": False, "verdict": "internal_error",
-            "cases": [{"verdict": "internal_error", "message": item["_error"]}], "time_s": 0.0,
-            "isolation": "none"}
+                key = item.get("id")
+                if not isinstance(item.get("code"), str):
+                    raise ValueError("no code")
+                yield key, item["code"], Tests.from_dict(item.get("tests"))
+            except (ValueError, TypeError) as exc:
+                yield Result.failed(Verdict.INTERNAL_ERROR, f"line {n + 1}: {exc}", key=key, isolation="none")
 
 
 def _run(args: argparse.Namespace) -> int:
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     counts: dict[str, int] = {}
     try:
-        chunk: list[dict] = []
+        chunk: list[Job | Result] = []
+        limits = Limits(time_s=args.timeout, memory_mb=args.memory_mb, output_mb=args.output_mb)
 
         def flush() -> None:
-            good = [i for i in chunk if "_error" not in i]
-            results = iter(evaluate_many(good, workers=args.workers, timeout_s=args.timeout,
-                                         memory_mb=args.memory_mb, mode=args.mode, output_mb=args.output_mb,
+            good = [job for job in chunk if not isinstance(job, Result)]
+            results = iter(evaluate_many(good, limits, workers=args.workers, mode=args.mode,
                                          stop_on_first_failure=not args.all_tests))
-            for item in chunk:
-                res = _bad(item) if "_error" in item else next(results)
-                counts[res["verdict"]] = counts.get(res["verdict"], 0) + 1
-                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+            for job in chunk:
+                res = job if isinstance(job, Result) else next(results)
+                counts[res.verdict.value] = counts.get(res.verdict.value, 0) + 1
+                out.write(json.dumps(res.to_dict(), ensure_ascii=False) + "\n")
             out.flush()
             chunk.clear()
 
-        for item in _items(args.input):
+        for item in _jobs(args.input):
             chunk.append(item)
             if len(chunk) >= CHUNK:
                 flush()
@@ -102,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-o", "--output", required=True, help="OUTPUT.jsonl, or - for stdout")
     run.add_argument("--workers", type=int, default=os.cpu_count())
     run.add_argument("--timeout", type=float, default=None, help="seconds per test, per call in assert tests (default: the tests' own, else 6)")
-    run.add_argument("--memory-mb", type=int, default=2048)
-    run.add_argument("--output-mb", type=int, default=64, help="stdout cap per test (output_limit past it)")
+    run.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB)
+    run.add_argument("--output-mb", type=int, default=DEFAULT_OUTPUT_MB, help="stdout cap per test (output_limit past it)")
     run.add_argument("--mode", choices=("robust", "strict"), default="robust")
     run.add_argument("--all-tests", action="store_true", help="run every test instead of stopping at the first failure")
     sub.add_parser("doctor", help="report the sandbox isolation level and environment")

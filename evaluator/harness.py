@@ -9,6 +9,7 @@ test code runs in that other process. Exits with ``os._exit``: ``atexit`` hooks 
 from __future__ import annotations
 
 import builtins
+import errno
 import json
 import os
 import sys
@@ -102,10 +103,33 @@ def _resolve(ns: dict, fn_name: str):
 
 
 def _error(exc: BaseException) -> dict:
+    """An exception as data; an ``OSError`` keeps its errno (EFBIG: the output cap, read as a number)."""
     try:
-        return {"type": type(exc).__name__, "msg": str(exc)[:300]}
-    except BaseException:  # noqa: BLE001 - a hostile __str__
+        out = {"type": type(exc).__name__, "msg": str(exc)[:300]}
+        code = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    except BaseException:  # noqa: BLE001 - a hostile __str__ or errno
         return {"type": "Exception", "msg": ""}
+    if type(code) is int:
+        out["errno"] = code
+    return out
+
+
+# Exit statuses that say which limit ended the program, so the parent classifies from the status
+# and never from stderr text (a program choosing them only picks how it fails).
+EXIT_OUTPUT_LIMIT = 120  # a write past the output cap failed (EFBIG: a PID namespace's init gets no SIGXFSZ)
+EXIT_MEMORY = 122  # MemoryError
+
+
+def exit_status_of(exc: BaseException) -> int:
+    """The exit status for an uncaught exception: a limit's own status, else 1 (as python3)."""
+    try:
+        if isinstance(exc, MemoryError):
+            return EXIT_MEMORY
+        if isinstance(exc, OSError) and getattr(exc, "errno", None) == errno.EFBIG:
+            return EXIT_OUTPUT_LIMIT
+    except BaseException:  # noqa: BLE001 - a hostile errno property
+        pass
+    return 1
 
 
 def _flush_stdio() -> int:
@@ -114,7 +138,7 @@ def _flush_stdio() -> int:
     try:
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - EFBIG past the output cap, closed fd, ...
-        status = 1 if isinstance(exc, OSError) and getattr(exc, "errno", None) == 27 else 0
+        status = 1 if isinstance(exc, OSError) and getattr(exc, "errno", None) == errno.EFBIG else 0
     try:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001
@@ -155,14 +179,14 @@ def run(req: dict, code: str, value_fd: int) -> None:
         status = 0 if exc.code is None or exc.code == 0 else exc.code if isinstance(exc.code, int) else 1
         if status == 0:
             _join_threads()
-    except BaseException:  # noqa: BLE001 - the program may raise anything: report like python3 does
-        status = 1
+    except BaseException as exc:  # noqa: BLE001 - the program may raise anything: report like python3 does
+        status = exit_status_of(exc)
         try:
             traceback.print_exc()
         except BaseException:  # noqa: BLE001
             pass
     if _flush_stdio():
-        exit_(120)
+        exit_(EXIT_OUTPUT_LIMIT)
     exit_(status & 0xFF if isinstance(status, int) else 1)
 
 

@@ -230,6 +230,8 @@ class _Link:
             return exc
         exc = self.exception_class(name, base)(str(info.get("msg", "")))
         exc.from_program = True
+        if isinstance(exc, OSError) and type(info.get("errno")) is int:
+            exc.errno = info["errno"]
         return exc
 
 
@@ -367,7 +369,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         if "fatal" in hello:
             info = hello["fatal"] if isinstance(hello["fatal"], dict) else {}
             _report(report_fd, {"status": "program_error", "type": str(info.get("type", "Exception")),
-                                "msg": str(info.get("msg", ""))[:300]})
+                                "msg": str(info.get("msg", ""))[:300], "errno": info.get("errno")})
         names = hello.get("names")
         if not isinstance(names, dict):
             raise wire.WireError("no names from the program")
@@ -386,7 +388,8 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         _report(report_fd, {"status": "memory", "type": "MemoryError", "msg": ""})
     except BaseException as exc:  # noqa: BLE001 - the program's exceptions surface here too
         _report(report_fd, {"status": "error", "type": type(exc).__name__, "msg": _text(exc),
-                            "from_program": bool(getattr(exc, "from_program", False))})
+                            "from_program": bool(getattr(exc, "from_program", False)),
+                            "errno": getattr(exc, "errno", None) if isinstance(exc, OSError) else None})
     if link.exited:  # the test code swallowed it; in one process it would have ended the run
         _report(report_fd, {"status": "program_exit", "type": link.exited, "msg": (link.broken or "")[:300]})
     if link.timed_out:  # the test code swallowed it; the call still ran past its limit

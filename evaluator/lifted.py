@@ -13,15 +13,22 @@ the judge.
 
 from __future__ import annotations
 
+import errno
 import json
 import signal
 from typing import Any, Callable
 
 from evaluator import judge, lift, wire
+from evaluator.model import Run
 from evaluator.steps import STREAM_FULL
 
 Outcome = tuple[str, str]  # (verdict, message)
-_ERRNO_27 = "[Errno 27]"
+
+
+def _efbig(info: dict) -> bool:
+    """The call failed writing past the output cap (the errno travels as a number, see
+    :func:`evaluator.harness._error`)."""
+    return info.get("errno") == errno.EFBIG
 
 
 def payload(plan: lift.Plan) -> str:
@@ -36,14 +43,14 @@ def _refuse(tagged: dict) -> Any:
 def exception_outcome(info: Any) -> Outcome:
     """What the judge reports when a call raised ``info`` (mirrors :func:`evaluator.judge.run`
     and the report's classification): an ``AssertionError`` fails the test, a ``MemoryError`` is
-    the memory limit, ``[Errno 27]`` the output limit, anything else a runtime error."""
+    the memory limit, an ``OSError`` with errno EFBIG the output limit, anything else a runtime error."""
     if not isinstance(info, dict):
         return "runtime_error", "the program raised"
     name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
     msg = str(info.get("msg", ""))
     if name in judge._ENDS_RUN or base in judge._ENDS_RUN:
         text = f"the program raised {name} inside a call: {msg[:200]}"[:300]
-        return ("output_limit" if _ERRNO_27 in text else "runtime_error"), text
+        return ("output_limit" if _efbig(info) else "runtime_error"), text
     if name in judge._ENDS_ITERATION or base in judge._ENDS_ITERATION:
         return "runtime_error", f"the program raised {name} inside a call"
     try:
@@ -54,7 +61,7 @@ def exception_outcome(info: Any) -> Outcome:
         return "runtime_error", f"{type(err).__name__}: {err}"[:300]
     if isinstance(exc, MemoryError):
         return "memory_limit", "MemoryError"
-    if _ERRNO_27 in text:
+    if isinstance(exc, OSError) and _efbig(info):
         return "output_limit", "output limit exceeded"
     if isinstance(exc, AssertionError):
         return "wrong_answer", f"AssertionError: {text}"
@@ -67,14 +74,15 @@ def _fatal_outcome(info: Any) -> Outcome:
     name, msg = str(info.get("type", "Exception")), str(info.get("msg", ""))[:300]
     if name == "MemoryError":
         return "memory_limit", "MemoryError"
-    if _ERRNO_27 in msg:
+    if _efbig(info):
         return "output_limit", "output limit exceeded"
     return "runtime_error", f"{name}: {msg}"
 
 
-def _lines(raw: dict) -> list[dict | None]:
+def _lines(run: Run) -> list[dict | None]:
+    """The candidate's reply stream, a message per line (None: not one this side can read)."""
     out: list[dict | None] = []
-    for line in (raw["candidate"].get("message") or "").split("\n"):
+    for line in (run.candidate.message if run.candidate else "").split("\n"):
         if not line:
             continue
         try:
@@ -85,19 +93,19 @@ def _lines(raw: dict) -> list[dict | None]:
     return out
 
 
-def decide(plan: lift.Plan, raw: dict, classify: Callable[[dict, str], tuple[str | None, str]]) -> dict | None:
+def decide(plan: lift.Plan, run: Run, classify: Callable[[Run, str], tuple[str | None, str]]) -> dict | None:
     """Verdict of a lifted run, with ``calls`` and ``time_per_call_s``; None: ask the judge."""
-    if "candidate" not in raw:  # the fork server or the wall budget failed us: same as any test
-        verdict, msg = classify(raw, "calls")
+    if run.candidate is None:  # the fork server or the wall budget failed us: same as any test
+        verdict, msg = classify(run, "calls")
         return {"verdict": verdict or "internal_error", "message": msg}
-    lines, cand = _lines(raw), raw["candidate"]
+    lines, cand = _lines(run), run.candidate
     stats = {"calls": 0, "call_s": 0.0}
 
     def ended() -> dict | None:
         """The stream stopped before the test did: the process's end decides."""
-        if cand["exit"] == STREAM_FULL:
+        if cand.exit == STREAM_FULL:
             return None
-        verdict, msg = classify(raw, "calls")
+        verdict, msg = classify(run, "calls")
         return _result(verdict or "runtime_error", msg or "the program stopped answering", stats)
 
     if not lines:
@@ -147,7 +155,7 @@ def decide(plan: lift.Plan, raw: dict, classify: Callable[[dict, str], tuple[str
             if check.message_runs:
                 return None
             return _result("wrong_answer", f"AssertionError (line {check.line})", stats)
-    if cand["stdout_bytes"] >= raw["output_cap"] or cand["signal"] == signal.SIGXFSZ:
+    if cand.stdout_bytes >= run.output_cap or cand.signal == signal.SIGXFSZ:
         return _result("output_limit", "output limit exceeded", stats)
     return _result("accepted", "", stats)
 

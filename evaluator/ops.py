@@ -22,8 +22,8 @@ _COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": opera
 
 
 def error(exc: BaseException) -> dict:
-    """An exception as data: its type name and message (:func:`evaluator.harness._error`) and
-    its nearest built-in base class."""
+    """An exception as data: its type name and message (:func:`evaluator.harness._error`), its
+    nearest built-in base class, and an ``OSError``'s errno (EFBIG: the output cap, read as a number)."""
     return {**_error(exc), "base": wire.exception_base(type(exc))}
 
 

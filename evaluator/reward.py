@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from evaluator.api import evaluate, evaluate_many
+from evaluator.model import Limits, Result, Tests, Verdict
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
 _PY_FENCE = re.compile(r"```[ \t]*(?:python3?|py)[ \t]*\n(.*?)```", re.S | re.I)
@@ -31,16 +32,15 @@ def extract_code(response: str) -> str | None:
 WALL_BUDGET_S = 60.0
 
 
-def _score(result: dict) -> dict:
-    total = max(1, int(result.get("num_tests") or 0))
-    passed = 1.0 if result["passed"] else 0.0
+def _score(result: Result) -> dict:
+    passed = 1.0 if result.passed else 0.0
     return {
         "score": passed,
         "acc": passed,
-        "test_pass_fraction": result.get("num_passed", 0) / total,
-        "verdict": result["verdict"],
-        "time_s": result.get("time_s", 0.0),
-        "isolation": result.get("isolation", "unknown"),
+        "test_pass_fraction": result.num_passed / max(1, result.num_tests),
+        "verdict": result.verdict.value,
+        "time_s": result.time_s,
+        "isolation": result.isolation,
     }
 
 
@@ -49,10 +49,27 @@ def _no_code() -> dict:
             "isolation": "none"}
 
 
-def _options(extra_info: Any, kwargs: dict) -> dict:
-    opts = {k: kwargs[k] for k in ("timeout_s", "memory_mb", "mode") if k in kwargs}
-    opts.setdefault("stop_on_first_failure", bool(kwargs.get("stop_on_first_failure", False)))
-    opts["wall_budget_s"] = float(kwargs.get("wall_budget_s") or WALL_BUDGET_S)
+def _tests(ground_truth: Any) -> Tests | Result:
+    """verl's ground truth as canonical tests: JSON text (the dataset's column) parsed here, at the
+    edge; one that does not parse is an ``internal_error`` result (a score of 0), never a crash."""
+    try:
+        if isinstance(ground_truth, (str, bytes)):
+            return Tests.from_json(ground_truth)
+        return Tests.from_dict(dict(ground_truth))
+    except (ValueError, TypeError) as exc:
+        return Result.failed(Verdict.INTERNAL_ERROR, f"ground truth is not canonical tests: {exc}"[:300])
+
+
+def _limits(kwargs: dict) -> Limits:
+    """The reward's limits: verl's ``reward_kwargs`` may set them; the wall budget always holds."""
+    known = {k: kwargs[k] for k in ("memory_mb", "output_mb") if k in kwargs}
+    return Limits(time_s=kwargs.get("timeout_s"), wall_budget_s=float(kwargs.get("wall_budget_s") or WALL_BUDGET_S),
+                  **known)
+
+
+def _options(kwargs: dict) -> dict:
+    opts = {k: kwargs[k] for k in ("mode",) if k in kwargs}
+    opts["stop_on_first_failure"] = bool(kwargs.get("stop_on_first_failure", False))
     return opts
 
 
@@ -66,7 +83,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     code = extract_code(solution_str)
     if code is None:
         return _no_code()
-    return _score(evaluate(code, ground_truth, **_options(extra_info, kwargs)))
+    tests = _tests(ground_truth)
+    if isinstance(tests, Result):
+        return _score(tests)
+    return _score(evaluate(code, tests, _limits(kwargs), **_options(kwargs)))
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[Any],
@@ -74,6 +94,9 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
                         **kwargs: Any) -> list[dict]:
     """Score a batch in parallel across cores (verl's batched reward-function shape)."""
     codes = [extract_code(s) for s in solution_strs]
-    items = [{"id": i, "code": c, "tests": g} for i, (c, g) in enumerate(zip(codes, ground_truths)) if c is not None]
-    results = {r["id"]: r for r in evaluate_many(items, workers=workers, **_options(None, kwargs))}
+    tests = [_tests(g) for g in ground_truths]
+    jobs = [(i, c, t) for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Tests)]
+    results: dict[int, Result] = {r.key: r for r in evaluate_many(jobs, _limits(kwargs), workers=workers,
+                                                                  **_options(kwargs))}
+    results.update({i: t for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Result)})
     return [_score(results[i]) if i in results else _no_code() for i in range(len(codes))]

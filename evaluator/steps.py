@@ -33,7 +33,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _efbig() -> dict:
-    return {"type": "OSError", "msg": f"[Errno {errno.EFBIG}] File too large", "base": "OSError"}
+    return {"type": "OSError", "msg": f"[Errno {errno.EFBIG}] File too large", "base": "OSError", "errno": errno.EFBIG}
 
 
 def run_steps(req: dict, code: str, steps_text: str, value_fd: int, tick_fd: int,

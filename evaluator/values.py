@@ -18,6 +18,7 @@ from typing import Any
 
 from evaluator import api, lift, lifted, limits, wire
 from evaluator.harness import CALL_PRELUDE
+from evaluator.model import Limits, Run, Tests, as_tests
 from evaluator.pool import WorkerPool, shared_pool
 
 Entry = tuple[str, ...]  # ("function", name) or ("method", class name, method name)
@@ -71,11 +72,11 @@ def _refuse(tagged: dict) -> Any:
     raise wire.WireError("not plain data")
 
 
-def _outcomes(steps: list[lift.Step], at: list[int], raw: dict) -> list[CallOutcome]:
+def _outcomes(steps: list[lift.Step], at: list[int], run: Run) -> list[CallOutcome]:
     """Each call's outcome from one run's reply stream; calls it never reached are left out."""
-    if "candidate" not in raw:
+    if run.candidate is None:
         return []
-    lines = lifted._lines(raw)
+    lines = lifted._lines(run)
     if not lines or lines[0] is None or "names" not in lines[0]:
         why = "the program failed before any call"
         if lines and lines[0] and ("fatal" in lines[0] or "x" in lines[0]):
@@ -113,46 +114,48 @@ NOT_RUN = "not run"
 BATCH_PRELUDE = CALL_PRELUDE.replace("from io import *\n", "").replace("from sys import *\n", "")
 
 
-def run_batch(worker: Any, code: str, t: dict, calls: list[Call], entry: Entry, limit: float, memory_mb: int,
+def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry, limits_: Limits,
               deadline: float | None = None) -> list[CallOutcome]:
     """One sandboxed process running ``calls`` in order on a held worker: the outcome of each call
-    it reached, then of the call that ended it (a time limit, a crash), if any."""
+    it reached, then of the call that ended it (a time limit, a crash), if any. ``limits_`` are
+    the test's own (time per call, memory, output), as the caller resolved them."""
     steps, at = _plan(entry, calls)
+    limit, memory_mb = limits_.time_for(t), limits_.memory_for(t)
     left = None if deadline is None else deadline - time.monotonic()
     extra = {"block_s": limits.block_cap(limit, left), "ticks": len(steps) + 1}
-    request = api._request(t, "calls", limit, memory_mb, **extra)
-    if t.get("kind") == "call":  # what a `call` test's program runs after: the harness's imports
-        request["prelude"] = BATCH_PRELUDE + (t.get("prelude") or "")
+    request = api._request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
+    if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
+        request["prelude"] = BATCH_PRELUDE + (t.prelude or "")
     start = time.monotonic()
-    raw = worker.run(request, {"code": code, "steps": lifted.payload(lift.Plan(tuple(steps), ()))}, deadline)
-    got = _outcomes(steps, at, raw)
-    lines = lifted._lines(raw) if "candidate" in raw else []
+    run = Run.from_wire(worker.run(request, {"code": code, "steps": lifted.payload(lift.Plan(tuple(steps), ()))},
+                                   deadline))
+    got = _outcomes(steps, at, run)
+    lines = lifted._lines(run)
     raised = bool(lines) and isinstance(lines[-1], dict) and "x" in lines[-1]
     if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
-        verdict, msg = api.classify(raw, "calls")
+        verdict, msg = api.classify(run, "calls")
         verdict = verdict or "runtime_error"
         got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict,
                                time_s=round(time.monotonic() - start, 4)))
     return got[: len(calls)]
 
 
-def call_values(code: str, tests: Any, calls: list[Call], *, entry: Entry | None = None, timeout_s: float | None = None,
-                memory_mb: int = 2048, output_mb: int = 64, pool: WorkerPool | None = None,
-                budget_s: float | None = None, stop_after_timeout: bool = False) -> list[CallOutcome]:
+def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limits | None = None, *,
+                entry: Entry | None = None, pool: WorkerPool | None = None, budget_s: float | None = None,
+                stop_after_timeout: bool = False) -> list[CallOutcome]:
     """What ``code`` returns for each call, in order. ``tests`` gives the prelude, ``fn_name`` and
-    time limit (canonical tests); ``entry`` defaults to :func:`entry_for` of ``fn_name``. A call
-    that ends its process fails alone: the calls after it run in a fresh one.
+    time limit (canonical tests), ``limits_`` what each call may use (:class:`~evaluator.model.Limits`);
+    ``entry`` defaults to :func:`entry_for` of ``fn_name``. A call that ends its process fails
+    alone: the calls after it run in a fresh one.
 
     Calls not reached are ``NOT_RUN``: after ``budget_s`` of wall time, or after the first time
     limit with ``stop_after_timeout`` (a program that loops once usually loops again: asking it
     every remaining call would cost a limit each)."""
-    t = dict(api.normalize_tests(tests), _output_mb=output_mb)
+    t, limits_ = as_tests(tests), limits_ or Limits()
     if entry is None:
-        if not t.get("fn_name"):
+        if not t.fn_name:
             raise ValueError("call_values needs an entry or tests with fn_name")
-        entry = entry_for(code, t["fn_name"])
-    limit = float(timeout_s or t.get("time_limit_s") or api.DEFAULT_TIMEOUT_S)
-    mem = max(int(memory_mb), int(t.get("memory_limit_mb") or 0))
+        entry = entry_for(code, t.fn_name)
     pool = pool or shared_pool(1)
     results: list[CallOutcome] = []
     began = time.monotonic()
@@ -162,5 +165,5 @@ def call_values(code: str, tests: Any, calls: list[Call], *, entry: Entry | None
             results += [CallOutcome(error=NOT_RUN)] * (len(calls) - len(results))
             break
         with pool.worker(None) as worker:
-            results += run_batch(worker, code, t, calls[len(results):], entry, limit, mem)
+            results += run_batch(worker, code, t, calls[len(results):], entry, limits_)
     return results

@@ -102,21 +102,19 @@ def prompt_for(row: dict[str, Any]) -> list[dict[str, str]]:
 def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: DifficultyConfig) -> list[list[bool]]:
     """Evaluator verdicts for every sample, all problems' samples in one parallel batch."""
     from evaluator import evaluate_many
+    from evaluator.model import Limits
     from evaluator.reward import extract_code
 
-    jobs, slots = [], []
+    jobs = []
     verdicts = [[False] * len(samples) for samples in completions]
     for p, (row, samples) in enumerate(zip(rows, completions)):
-        tests = row["tests"].to_dict()
         for s, sample in enumerate(samples):
             code = extract_code(sample.text)
-            if code is None:
-                continue
-            jobs.append({"id": f"{p}:{s}", "code": code, "tests": tests})
-            slots.append((p, s))
-    results = evaluate_many(jobs, workers=config.eval_workers, timeout_s=config.timeout_s) if jobs else []
-    for (p, s), result in zip(slots, results):
-        verdicts[p][s] = bool(result.get("passed"))
+            if code is not None:
+                jobs.append(((p, s), code, row["tests"]))
+    for result in evaluate_many(jobs, Limits(time_s=config.timeout_s), workers=config.eval_workers) if jobs else []:
+        p, s = result.key
+        verdicts[p][s] = result.passed
     return verdicts
 
 

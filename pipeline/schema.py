@@ -11,102 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
-TEST_KINDS: tuple[str, ...] = ("stdin", "call", "assert")
+# The canonical tests are the evaluator's contract, defined once there (stdlib only).
+from evaluator.model import TEST_KINDS, TEST_ORIGINS, TestCase, Tests  # noqa: F401  (re-exported)
 
 # How a raw row's tests are encoded; Process turns every format into ``canonical``.
 CANONICAL_FORMAT = "canonical"
-
-
-# Where a test came from: the source's own, or Verify's generation (by input mutation, by a
-# grammar inferred from the examples, or written by a model); see ``pipeline.testgen``.
-TEST_ORIGINS: tuple[str, ...] = ("source", "mutation", "grammar", "model")
-
-
-@dataclass
-class TestCase:
-    """One input/output pair. ``call`` cases hold JSON text: an array of args, the return value.
-
-    ``public``: the statement prints this example (Process marks it), so a program could
-    memorise it; ``origin``: one of :data:`TEST_ORIGINS`, with ``how`` saying which mutation or
-    grammar rule made a generated case. The reward uses every case, public or not.
-    """
-
-    __test__ = False  # not a pytest test class
-
-    input: str
-    output: str
-    public: bool = False
-    origin: str = "source"
-    how: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Input and output, plus the marks that differ from a plain source case (compact JSON)."""
-        out: dict[str, Any] = {"input": self.input, "output": self.output}
-        if self.public:
-            out["public"] = True
-        if self.origin != "source":
-            out["origin"] = self.origin
-        if self.how:
-            out["how"] = self.how
-        return out
-
-
-@dataclass
-class Tests:
-    """Canonical tests of a problem: ``stdin`` cases, ``call`` cases (JSON args and return value), or an ``assert`` block."""
-
-    __test__ = False  # not a pytest test class
-
-    kind: str
-    cases: list[TestCase] = field(default_factory=list)
-    fn_name: str | None = None
-    assert_code: str | None = None
-    checker: str | None = None
-    prelude: str | None = None  # code run before the solution: imports, helper classes (ListNode)
-    time_limit_s: float | None = None
-    memory_limit_mb: int | None = None
-    public_asserts: int = 0  # ``assert`` tests: how many of the block's asserts the statement shows
-
-    def __post_init__(self) -> None:
-        if self.kind not in TEST_KINDS:
-            raise ValueError(f"unknown test kind {self.kind!r}; expected one of {TEST_KINDS}")
-        self.cases = [c if isinstance(c, TestCase) else TestCase(**c) for c in self.cases]
-
-    @property
-    def count(self) -> int:
-        """Number of test cases; an assert block counts its ``assert`` statements (at least 1)."""
-        if self.kind == "assert":
-            return max(1, (self.assert_code or "").count("assert ")) if self.assert_code else 0
-        return len(self.cases)
-
-    @property
-    def hidden_count(self) -> int:
-        """Tests the statement does not print: what a program that memorised the examples can fail."""
-        if self.kind == "assert":
-            return max(0, self.count - self.public_asserts)
-        return sum(1 for c in self.cases if not c.public)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        out["cases"] = [c.to_dict() for c in self.cases]
-        return out
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Tests":
-        known = {k: data.get(k) for k in cls.__dataclass_fields__ if k in data}
-        return cls(**known)
-
-    @classmethod
-    def from_json(cls, text: str) -> "Tests":
-        return cls.from_dict(json.loads(text))
 
 
 def problem_id(source: str, source_id: str) -> str:

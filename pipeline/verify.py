@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from evaluator.model import DEFAULT_MEMORY_MB, Limits, Result, Verdict
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, StageResult, reject
 from pipeline.testgen.generate import TestGenConfig, generate_tests
@@ -46,7 +47,7 @@ class VerifyConfig:
     max_references: int = 10  # references tried per problem (the first ones)
     min_tests: int = 1  # a problem left with fewer tests after dropping bad ones is rejected
     timeout_s: float | None = None  # per test for the references when the test has no time limit
-    memory_mb: int = 2048
+    memory_mb: int = DEFAULT_MEMORY_MB
     workers: int | None = None
     # several valid answers: references passing at least this fraction of cases are compared
     min_pass_fraction: float = 0.5
@@ -62,37 +63,35 @@ class VerifyConfig:
     generation: TestGenConfig = dataclasses.field(default_factory=TestGenConfig)
 
 
-def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
+Job = tuple[tuple[str, Any], str, Tests]  # ((problem id, program index), code, tests)
+
+
+def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
     """Evaluator jobs: every (problem, reference) pair, all cases, no early stop."""
-    jobs = []
-    for row in rows:
-        for ref_index, code in enumerate((row.get("solutions") or [])[: config.max_references]):
-            jobs.append({"id": f"{row['problem_id']}:{ref_index}", "code": code, "tests": row["tests"].to_dict()})
-    return jobs
+    return [((row["problem_id"], ref_index), code, row["tests"])
+            for row in rows for ref_index, code in enumerate((row.get("solutions") or [])[: config.max_references])]
 
 
-def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[dict[str, Any]]:
+def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
     """Evaluator jobs for the known-incorrect programs and the sample hardcoder (index ``h``),
     on each kept row's final tests."""
     from pipeline.testgen.generate import hardcoder
 
-    jobs = []
+    jobs: list[Job] = []
     for row in rows:
-        tests = row["tests"].to_dict()
         for index, code in enumerate((row.get("incorrect_solutions") or [])[: config.max_incorrect]):
-            jobs.append({"id": f"{row['problem_id']}:w{index}", "code": code, "tests": tests})
+            jobs.append(((row["problem_id"], index), code, row["tests"]))
         hard = hardcoder(row) if config.hardcoder else None
         if hard:
-            jobs.append({"id": f"{row['problem_id']}:wh", "code": hard, "tests": tests})
+            jobs.append(((row["problem_id"], "h"), hard, row["tests"]))
     return jobs
 
 
-def failing_cases(result: dict[str, Any], num_cases: int) -> set[int]:
+def failing_cases(result: Result, num_cases: int) -> set[int]:
     """Indices of cases a reference failed (all of them when the evaluator gave no per-case list)."""
-    cases = result.get("cases") or []
-    if len(cases) != num_cases:
-        return set() if result.get("passed") else set(range(num_cases))
-    return {i for i, case in enumerate(cases) if case.get("verdict") != "accepted"}
+    if len(result.cases) != num_cases:
+        return set() if result.passed else set(range(num_cases))
+    return {i for i, case in enumerate(result.cases) if case.verdict is not Verdict.ACCEPTED}
 
 
 def same_answer(kind: str, a: str, b: str) -> bool:
@@ -103,7 +102,7 @@ def same_answer(kind: str, a: str, b: str) -> bool:
     return a == b or compare(a, b) or compare(b, a)
 
 
-def answer_disagreement(tests: Tests, results: list[dict[str, Any]], min_pass_fraction: float) -> dict[str, Any] | None:
+def answer_disagreement(tests: Tests, results: list[Result], min_pass_fraction: float) -> dict[str, Any] | None:
     """The first input on which two trusted references print different answers, or None.
 
     A reference is trusted when it passes at least ``min_pass_fraction`` of the cases; only runs
@@ -112,14 +111,11 @@ def answer_disagreement(tests: Tests, results: list[dict[str, Any]], min_pass_fr
     if tests.kind == "assert" or len(results) < 2 or not tests.cases:
         return None
     num_cases = len(tests.cases)
-    trusted = [
-        (i, r["cases"]) for i, r in enumerate(results)
-        if len(r.get("cases") or []) == num_cases
-        and sum(c.get("verdict") == "accepted" for c in r["cases"]) >= min_pass_fraction * num_cases
-    ]
+    trusted = [(i, r.cases) for i, r in enumerate(results)
+               if len(r.cases) == num_cases and r.num_passed >= min_pass_fraction * num_cases]
     for case in range(num_cases):
-        answers = [(i, cases[case]["output"]) for i, cases in trusted
-                   if cases[case].get("verdict") in CLEAN_VERDICTS and isinstance(cases[case].get("output"), str)]
+        answers = [(i, cases[case].output) for i, cases in trusted
+                   if cases[case].verdict in CLEAN_VERDICTS and isinstance(cases[case].output, str)]
         for i, a in answers[1:]:
             j, b = answers[0]
             if not same_answer(tests.kind, b, a):
@@ -127,14 +123,14 @@ def answer_disagreement(tests: Tests, results: list[dict[str, Any]], min_pass_fr
     return None
 
 
-def reference_cpu_s(results: list[dict[str, Any]], failures: list[set[int]], keep: set[int], num_cases: int) -> float | None:
+def reference_cpu_s(results: list[Result], failures: list[set[int]], keep: set[int], num_cases: int) -> float | None:
     """CPU time of the slowest passing reference on its slowest kept case (None: nothing measured)."""
     slowest = None
     for result, failed in zip(results, failures):
-        cases = result.get("cases") or []
+        cases = result.cases
         if failed & keep or len(cases) != num_cases:
             continue
-        times = [c["cpu_s"] for i, c in enumerate(cases) if i in keep and c.get("cpu_s") is not None]
+        times = [c.cpu_s for i, c in enumerate(cases) if i in keep and c.cpu_s is not None]
         if times:
             slowest = max(times) if slowest is None else max(slowest, max(times))
     return slowest
@@ -148,7 +144,7 @@ def derived_time_limit(slowest_cpu_s: float, source_limit_s: float | None, confi
     return math.ceil(round(limit * 100, 6)) / 100  # up to the next 10 ms (round: 3 x 0.8 is 2.4000000000000004)
 
 
-def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
     tests: Tests = row["tests"]
     num_cases = max(1, len(tests.cases)) if tests.kind != "assert" else 1
@@ -167,7 +163,7 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
         "references_passed_after_drop": sum(1 for f in failures if f <= bad),
         "dropped_tests": json.dumps([{"index": i, **tests.cases[i].__dict__} for i in sorted(bad)], ensure_ascii=False),
         "num_dropped_tests": len(bad),
-        "verify_time_s": round(sum(float(r.get("time_s") or 0.0) for r in results), 4),
+        "verify_time_s": round(sum(r.time_s for r in results), 4),
         "multiple_answers": disagreement is not None,
         "reference_cpu_s": None,
     }
@@ -177,7 +173,8 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
     if not results:
         return rejected("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
     if not verified:
-        verdicts = [{"reference": i, "verdict": r.get("verdict"), "failed_cases": sorted(f)[:20]} for i, (r, f) in enumerate(zip(results, failures))]
+        verdicts = [{"reference": i, "verdict": r.verdict.value, "failed_cases": sorted(f)[:20]}
+                    for i, (r, f) in enumerate(zip(results, failures))]
         return rejected("no_reference_passes", json.dumps(verdicts))
     if tests.kind != "assert" and len(remaining) < config.min_tests:
         return rejected("too_few_tests_after_verify", f"{len(remaining)} left")
@@ -193,16 +190,16 @@ def decide(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyCon
     return {**row, **columns, "tests": tests, "num_tests": tests.count, "verified": True}, None
 
 
-def judge_strength(row: dict[str, Any], results: list[dict[str, Any]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def judge_strength(row: dict[str, Any], results: list[tuple[Any, Result]], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """Test strength from the known-incorrect programs' results and the hardcoder's (job index
     ``h``); a problem whose tests accept either is weak: rejected or marked.
 
     An ``internal_error`` says nothing about the tests, so that run is not counted.
     """
-    hard = [r for job_index, r in results if job_index == "h" and r.get("verdict") != "internal_error"]
-    counted = [(int(job_index), r) for job_index, r in results if job_index != "h" and r.get("verdict") != "internal_error"]
-    survivors = [index for index, r in counted if r.get("passed")]
-    hardcoder_passes = bool(hard) and bool(hard[0].get("passed"))
+    hard = [r for job_index, r in results if job_index == "h" and r.verdict is not Verdict.INTERNAL_ERROR]
+    counted = [(job_index, r) for job_index, r in results if job_index != "h" and r.verdict is not Verdict.INTERNAL_ERROR]
+    survivors = [index for index, r in counted if r.passed]
+    hardcoder_passes = bool(hard) and hard[0].passed
     columns = {
         "incorrect_run": len(counted),
         "incorrect_rejected": len(counted) - len(survivors),
@@ -287,7 +284,7 @@ def strength_markdown(summary: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-Evaluate = Callable[..., list[dict[str, Any]]]
+Evaluate = Callable[..., list[Result]]  # evaluator.evaluate_many's shape
 
 
 def _statement_only(rows: list[dict[str, Any]], rejects: list[dict[str, Any]], policy: str) -> list[dict[str, Any]]:
@@ -326,12 +323,12 @@ def verify_rows(
     # outputs are only needed where two references can be compared
     keep_output = any(len((row.get("solutions") or [])[: config.max_references]) > 1 for row in rows)
     results = evaluate_many(
-        jobs, workers=config.workers, timeout_s=config.timeout_s, memory_mb=config.memory_mb,
+        jobs, Limits(time_s=config.timeout_s, memory_mb=config.memory_mb), workers=config.workers,
         stop_on_first_failure=False, keep_output=keep_output,
     ) if jobs else []
-    by_problem: dict[str, list[dict[str, Any]]] = {}
-    for job, result in zip(jobs, results):
-        by_problem.setdefault(job["id"].rsplit(":", 1)[0], []).append(result)
+    by_problem: dict[str, list[Result]] = {}
+    for result in results:
+        by_problem.setdefault(result.key[0], []).append(result)
     kept, rejects = [], []
     for row in rows:
         verified, reject = decide(row, by_problem.get(row["problem_id"], []), config)
@@ -347,11 +344,11 @@ def verify_rows(
     if progress and wrong_jobs:
         progress(f"test strength: {len(wrong_jobs)} known-incorrect programs on {len(kept)} kept problems")
     wrong_results = evaluate_many(
-        wrong_jobs, workers=config.workers, timeout_s=None, memory_mb=config.memory_mb, stop_on_first_failure=True,
+        wrong_jobs, Limits(memory_mb=config.memory_mb), workers=config.workers, stop_on_first_failure=True,
     ) if wrong_jobs else []
-    wrong_by_problem: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for job, result in zip(wrong_jobs, wrong_results):
-        pid, index = job["id"].rsplit(":w", 1)  # index: a known-incorrect program's, or "h"
+    wrong_by_problem: dict[str, list[tuple[Any, Result]]] = {}
+    for result in wrong_results:
+        pid, index = result.key  # index: a known-incorrect program's, or "h"
         wrong_by_problem.setdefault(pid, []).append((index, result))
     final = []
     for row in kept:

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from evaluator.model import Checker
 from pipeline.schema import Tests
 
 ANY_CASE = re.compile(
@@ -29,19 +30,19 @@ _YES_NO = {"yes", "no"}
 RULES = ("yesno", "doubles")
 
 
-def derive_checker(statement: str | None, tests: Tests) -> tuple[str, str] | None:
+def derive_checker(statement: str | None, tests: Tests) -> tuple[Checker, str] | None:
     """``(checker, rule)`` for ``stdin`` tests without a checker, or None."""
     if tests.kind != "stdin" or tests.checker or not tests.cases or not statement:
         return None
     if ANY_CASE.search(statement):
         tokens = [t.lower() for case in tests.cases for t in case.output.split()]
         if tokens and set(tokens) <= _YES_NO:
-            return "yesno", "yesno"
+            return Checker("yesno"), "yesno"
     match = ABS_OR_REL.search(statement)
     if match:
         power = int(match.group(1) or match.group(2))
         if 1 <= power <= 15:
-            return f"doubles:1e-{power}", "doubles"
+            return Checker("doubles", (f"1e-{power}",)), "doubles"
     return None
 
 
@@ -50,8 +51,8 @@ def checker_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for row in rows:
         checker = row["tests"].checker if isinstance(row.get("tests"), Tests) else None
-        if checker and "\n" not in checker:
-            counts[checker.split(":", 1)[0]] += 1
-        elif checker:
+        if isinstance(checker, Checker):
+            counts[checker.name] += 1
+        elif checker is not None:
             counts["program"] += 1
     return dict(counts)

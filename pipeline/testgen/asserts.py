@@ -41,7 +41,7 @@ def _entry(steps: tuple[lift.Step, ...], ref: int) -> Entry | None:
 def examples(tests: Tests) -> tuple[Entry, list[Example]] | None:
     """The entry point most asserts call and their (args, kwargs, expected) examples; None
     when no assert of the block is a plain ``entry(literals) == literal``."""
-    plan = lift.lift(_assert_source(tests.to_dict()), tests.fn_name)
+    plan = lift.lift(_assert_source(tests), tests.fn_name)
     if plan is None:
         return None
     found: list[tuple[Entry, Example]] = []

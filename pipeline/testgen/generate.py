@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
 from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.testgen import asserts
@@ -154,18 +155,18 @@ def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
 
 
 # ----------------------------------------------------------------------------- running
-Evaluate = Callable[..., list[dict[str, Any]]]
+Evaluate = Callable[..., list[Result]]  # evaluator.evaluate_many's shape
 
 
-def _stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> dict[str, Any]:
-    cases = [{"input": text, "output": "" if outputs is None else outputs[i]} for i, text in enumerate(inputs)]
-    return {**tests.to_dict(), "cases": cases}
+def _stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> Tests:
+    cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
+    return dataclasses.replace(tests, cases=cases)
 
 
-def _values_many(jobs: list[tuple[str, dict, list, tuple | None]], workers: int | None, memory_mb: int,
-                 **limits: Any) -> list[list]:
-    """``call_values`` for many (code, tests, calls, entry) jobs over the shared pool; ``limits``
-    go to each call (``timeout_s``, ``budget_s``, ``stop_after_timeout``)."""
+def _values_many(jobs: list[tuple[str, Tests, list, tuple | None]], workers: int | None, memory_mb: int,
+                 **options: Any) -> list[list]:
+    """``call_values`` for many (code, tests, calls, entry) jobs over the shared pool; ``options``
+    go to each (``budget_s``, ``stop_after_timeout``)."""
     import os
 
     from evaluator.pool import shared_pool
@@ -179,7 +180,7 @@ def _values_many(jobs: list[tuple[str, dict, list, tuple | None]], workers: int 
     def one(job):
         code, tests, calls, entry = job
         try:
-            return call_values(code, tests, calls, entry=entry, memory_mb=memory_mb, pool=pool, **limits)
+            return call_values(code, tests, calls, Limits(memory_mb=memory_mb), entry=entry, pool=pool, **options)
         except Exception as exc:  # noqa: BLE001 - a job the evaluator cannot run: every call failed
             from evaluator.values import CallOutcome
 
@@ -195,13 +196,12 @@ def _call_entry(cand: Candidate, code: str) -> tuple[str, ...]:
     return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
 
 
-def _same(kind: str, checker: str | None, a: Any, b: Any) -> bool:
+def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
     if kind == "stdin":
-        from evaluator import checkers
         from pipeline.verify import same_answer
 
-        if checkers.is_named(checker):
-            return checkers.check(checker, a, b)[0] and checkers.check(checker, b, a)[0]
+        if isinstance(checker, Checker):
+            return checker.check(a, b)[0] and checker.check(b, a)[0]
         return same_answer("stdin", a, b)
     if kind == "call":
         from evaluator.compare import compare_values, encode_value
@@ -222,26 +222,24 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
             continue
         for code in references(cand.row):
             if cand.kind == "stdin":
-                stdin_jobs.append({"id": str(ci), "code": code, "tests": _stdin_tests(cand.row["tests"], cand.inputs)})
+                stdin_jobs.append((ci, code, _stdin_tests(cand.row["tests"], cand.inputs)))
             else:
-                value_jobs.append((code, cand.row["tests"].to_dict(), list(cand.inputs), _call_entry(cand, code)))
+                value_jobs.append((code, cand.row["tests"], list(cand.inputs), _call_entry(cand, code)))
                 owners.append(ci)
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
     if stdin_jobs:
-        results = evaluate_many(stdin_jobs, workers=workers, memory_mb=memory_mb, stop_on_first_failure=False,
-                                keep_output=True, wall_budget_s=budget_s)
-        for job, res in zip(stdin_jobs, results):
-            cases = res.get("cases") or []
-            per = [(c.get("verdict") in CLEAN and isinstance(c.get("output"), str), c.get("output"), float(c.get("cpu_s") or 0.0))
-                   for c in cases]
-            per += [(False, None, 0.0)] * (len(cands[int(job["id"])].inputs) - len(per))
-            answers.setdefault(int(job["id"]), []).append(per)
+        results = evaluate_many(stdin_jobs, Limits(memory_mb=memory_mb, wall_budget_s=budget_s), workers=workers,
+                                stop_on_first_failure=False, keep_output=True)
+        for res in results:
+            per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in res.cases]
+            per += [(False, None, 0.0)] * (len(cands[res.key].inputs) - len(per))
+            answers.setdefault(res.key, []).append(per)
     for ci, outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
         answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes])
     for ci, per_ref in answers.items():
         cand = cands[ci]
         # a tenth of the limit: a correct program several times slower than the reference still passes
-        limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or 6.0)
+        limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
         for i in range(len(cand.inputs)):
             runs = [ref[i] for ref in per_ref]
             if not all(ok and took <= limit for ok, _, took in runs):
@@ -298,7 +296,7 @@ def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
 def adversary_limit(cand: Candidate) -> float:
     """An adversary's time limit per input: a few times the slowest reference answer, so a
     looping mutant costs a fraction of a second, never less than the evaluator can tell apart."""
-    return round(min(cand.row["tests"].time_limit_s or 6.0, max(0.25, 4 * max(cand.ref_s.values(), default=0.0))), 2)
+    return round(min(cand.row["tests"].time_limit_s or DEFAULT_TIME_S, max(0.25, 4 * max(cand.ref_s.values(), default=0.0))), 2)
 
 
 BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
@@ -315,23 +313,22 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
         tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
         kept = sorted(cand.expected)
         for name, code in cand.adversaries:
-            key = f"{ci}\x00{name}"
             if cand.kind == "stdin":
                 inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
                 outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
-                stdin_jobs.append({"id": key, "code": code, "tests": _stdin_tests(tests, inputs, outputs)})
+                stdin_jobs.append(((ci, name), code, _stdin_tests(tests, inputs, outputs)))
             else:
-                value_jobs.append((code, tests.to_dict(), [cand.inputs[i] for i in kept], _call_entry(cand, code)))
+                value_jobs.append((code, tests, [cand.inputs[i] for i in kept], _call_entry(cand, code)))
                 owners.append((ci, name))
-                original_jobs.append({"id": key, "code": code, "tests": tests.to_dict()})
+                original_jobs.append(((ci, name), code, tests))
+    limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
     if stdin_jobs:
-        for job, res in zip(stdin_jobs, evaluate_many(stdin_jobs, workers=workers, memory_mb=memory_mb,
-                                                      stop_on_first_failure=False, wall_budget_s=budget_s)):
-            ci, name = job["id"].split("\x00", 1)
-            cand, original = cands[int(ci)], len(cands[int(ci)].row["tests"].cases)
-            failed = {i for i, c in enumerate(res.get("cases") or [])
-                      if c.get("verdict") != "accepted" and c.get("message") != BUDGET_RAN_OUT}
-            if res.get("verdict") == "internal_error":
+        for res in evaluate_many(stdin_jobs, limits, workers=workers, stop_on_first_failure=False):
+            (ci, name), cand = res.key, cands[res.key[0]]
+            original = len(cand.row["tests"].cases)
+            failed = {i for i, c in enumerate(res.cases)
+                      if c.verdict is not Verdict.ACCEPTED and c.message != BUDGET_RAN_OUT}
+            if res.verdict is Verdict.INTERNAL_ERROR:
                 continue
             kept = sorted(cand.expected)
             cand.kills[name] = {kept[i - original] for i in failed if i >= original}
@@ -344,11 +341,10 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
         cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if o.error != NOT_RUN and (
             not o.ok or not _same(cand.kind, None, cand.expected[kept[j]], o.value))}
     if original_jobs:
-        for job, res in zip(original_jobs, evaluate_many(original_jobs, workers=workers, memory_mb=memory_mb,
-                                                         wall_budget_s=budget_s)):
-            ci, name = job["id"].split("\x00", 1)
-            if res.get("verdict") not in ("accepted", "internal_error"):
-                cands[int(ci)].killed_by_original.add(name)
+        for res in evaluate_many(original_jobs, limits, workers=workers):
+            ci, name = res.key
+            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR):
+                cands[ci].killed_by_original.add(name)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -516,7 +512,7 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
 
 
 def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluate_many: Evaluate | None = None,
-                   workers: int | None = None, memory_mb: int = 2048, sampler: Any = None,
+                   workers: int | None = None, memory_mb: int = DEFAULT_MEMORY_MB, sampler: Any = None,
                    progress: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``rows`` (verified) with generated tests and the generation columns; and stage figures.
     ``sampler``: the model that writes input generators when ``config.model_inputs`` > 0."""

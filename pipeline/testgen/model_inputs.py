@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pipeline.schema import Tests
+from evaluator.model import Result
+from pipeline.schema import TestCase, Tests
 
 MODEL_LABEL = "model:generator"
 PROMPT = """You write test inputs for a programming problem. Write two Python functions.
@@ -66,9 +67,8 @@ def prompt(row: dict[str, Any], max_examples: int = 3) -> str:
                          examples="\n---\n".join(examples) or "(none)")
 
 
-def _lines_of(result: dict[str, Any]) -> list[str]:
-    cases = result.get("cases") or []
-    output = cases[0].get("output") if cases else None
+def _lines_of(result: Result) -> list[str]:
+    output = result.cases[0].output if result.cases else None
     return (output or "").splitlines()
 
 
@@ -81,18 +81,18 @@ def model_inputs(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int 
         return []
     completions = sampler.generate([prompt(r) for r in rows], n=1, temperature=0.2, max_tokens=max_tokens, seed=seed)
     codes = [extract_code(c[0].text) if c else None for c in completions]
-    stdin_tests = {"kind": "stdin", "cases": [{"input": str(seed), "output": ""}], "time_limit_s": timeout_s}
-    gen_jobs = [{"id": str(i), "code": code + _GENERATOR_DRIVER.format(n=n), "tests": stdin_tests}
-                for i, code in enumerate(codes) if code]
+    def stdin_tests(text: str) -> Tests:
+        return Tests("stdin", [TestCase(text, "")], time_limit_s=timeout_s)
+
+    gen_jobs = [(i, code + _GENERATOR_DRIVER.format(n=n), stdin_tests(str(seed))) for i, code in enumerate(codes) if code]
     proposed: dict[int, list[str]] = {}
-    for job, res in zip(gen_jobs, evaluate_many(gen_jobs, stop_on_first_failure=False, keep_output=True) if gen_jobs else []):
-        proposed[int(job["id"])] = [line for line in _lines_of(res) if line.strip()][:n]
-    val_jobs = [{"id": str(i), "code": codes[i] + _VALIDATOR_DRIVER,
-                 "tests": {**stdin_tests, "cases": [{"input": "\n".join(lines) + "\n", "output": ""}]}}
+    for res in evaluate_many(gen_jobs, stop_on_first_failure=False, keep_output=True) if gen_jobs else []:
+        proposed[res.key] = [line for line in _lines_of(res) if line.strip()][:n]
+    val_jobs = [(i, codes[i] + _VALIDATOR_DRIVER, stdin_tests("\n".join(lines) + "\n"))
                 for i, lines in proposed.items() if lines]
     out: list[list[tuple[Any, str]]] = [[] for _ in rows]
-    for job, res in zip(val_jobs, evaluate_many(val_jobs, stop_on_first_failure=False, keep_output=True) if val_jobs else []):
-        i = int(job["id"])
+    for res in evaluate_many(val_jobs, stop_on_first_failure=False, keep_output=True) if val_jobs else []:
+        i = res.key
         verdicts = _lines_of(res)
         for line, verdict in zip(proposed[i], verdicts):
             if verdict.strip() != "1":

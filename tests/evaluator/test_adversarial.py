@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from evaluator import evaluate, evaluate_many
+from evaluator import Limits, evaluate, evaluate_many
 
 WRONG = "def f(x):\n    return 0\n"  # f(2) must be 4
 ASSERT = {"kind": "assert", "fn_name": "f", "assert_code": "assert f(2) == 4\nassert f(3) == 9\n"}
@@ -305,11 +305,11 @@ def test_hostile_program_fails(group, name, code, listeners, leftover_processes)
     code = code.replace("ABSTRACT", repr(_abstract_name()))
     os.environ["MC_ADV_SECRET"] = "hunter2"
     try:
-        res = evaluate(code, SHADOW_TESTS if group == "shadowing" else ASSERT, timeout_s=3, output_mb=4)
+        res = evaluate(code, SHADOW_TESTS if group == "shadowing" else ASSERT, Limits(time_s=3, output_mb=4))
     finally:
         del os.environ["MC_ADV_SECRET"]
-    assert not res["passed"], (name, res)
-    assert res["verdict"] != "internal_error", (name, res)
+    assert not res.passed, (name, res)
+    assert res.verdict != "internal_error", (name, res)
     if group == "network":
         assert received == [], f"{name} reached the host: {received}"
     if group == "writing":
@@ -317,40 +317,40 @@ def test_hostile_program_fails(group, name, code, listeners, leftover_processes)
     time.sleep(0.1)
     assert leftover_processes() == [], f"{name} left processes behind"
     # The evaluator is healthy: the next, honest program is judged as usual.
-    assert evaluate("def f(x):\n    return x * x\n", ASSERT, timeout_s=5)["passed"]
+    assert evaluate("def f(x):\n    return x * x\n", ASSERT, Limits(time_s=5)).passed
 
 
 @pytest.mark.parametrize("name", ["plain_class_eq", "int_subclass_eq", "renamed_with_type_and_builtins_module",
                                   "class_attribute_spoofs_int", "numpy_array_subclass_eq"])
 def test_comparison_tricks_fail_call_tests_too(name):
-    assert evaluate(COMPARISON[name], CALL, timeout_s=5)["verdict"] == "wrong_answer"
+    assert evaluate(COMPARISON[name], CALL, Limits(time_s=5)).verdict == "wrong_answer"
 
 
 def test_shadow_tests_accept_an_honest_program():
     assert evaluate("import math\ndef f(n):\n    return [1.0, 2, 3][:n] if n < 3 else [3, 1, 2]\n",
-                    SHADOW_TESTS, timeout_s=5)["passed"]
+                    SHADOW_TESTS, Limits(time_s=5)).passed
 
 
 def test_no_leftover_file_between_cases():
     leave = "import os\nopen('/tmp/left', 'w').write('4')\nopen('left', 'w').write('4')\nprint(input() and 4)\n"
     look = ("import os\nprint(4 if os.path.exists('/tmp/left') or os.path.exists('left') else 0)\n")
     tests = {"kind": "stdin", "cases": [{"input": "2\n", "output": "4\n"}]}
-    assert evaluate(leave, tests, timeout_s=5)["passed"]
-    assert not evaluate(look, tests, timeout_s=5)["passed"]
+    assert evaluate(leave, tests, Limits(time_s=5)).passed
+    assert not evaluate(look, tests, Limits(time_s=5)).passed
 
 
 def test_process_view_is_private():
     code = "import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
-    res = evaluate(code, {"kind": "stdin", "cases": [{"input": "", "output": "[1]\n"}]}, timeout_s=5)
-    if "pidns" in res["isolation"]:
-        assert res["passed"], res
+    res = evaluate(code, {"kind": "stdin", "cases": [{"input": "", "output": "[1]\n"}]}, Limits(time_s=5))
+    if "pidns" in res.isolation:
+        assert res.passed, res
 
 
 def test_filesystem_view_is_minimal():
     code = "import os\nprint(sorted(os.listdir('/')))\nprint(os.listdir('/tmp'))\n"
-    res = evaluate(code, {"kind": "stdin", "cases": [{"input": "", "output": ""}]}, timeout_s=5)
-    if "mntns" in res["isolation"]:
-        listing = res["cases"][0]["message"]
+    res = evaluate(code, {"kind": "stdin", "cases": [{"input": "", "output": ""}]}, Limits(time_s=5))
+    if "mntns" in res.isolation:
+        listing = res.cases[0].message
         assert "'home'" not in listing and "'data'" not in listing and "'shared'" not in listing, listing
 
 
@@ -379,19 +379,19 @@ VALID_STDIN = {
 
 
 def test_valid_idioms_pass():
-    items = [{"id": name, "code": code, "tests": STDIN} for name, code in VALID_STDIN.items()]
-    results = evaluate_many(items, workers=2, timeout_s=10)
-    bad = {r["id"]: (r["verdict"], r["cases"][-1].get("message")) for r in results if not r["passed"]}
+    items = [(name, code, STDIN) for name, code in VALID_STDIN.items()]
+    results = evaluate_many(items, Limits(time_s=10), workers=2)
+    bad = {r.key: (r.verdict, r.cases[-1].message) for r in results if not r.passed}
     assert bad == {}
 
 
 def test_big_integers_print_as_on_judges():
     tests = {"kind": "stdin", "cases": [{"input": "5000\n", "output": "1" + "0" * 5000 + "\n"}]}
-    assert evaluate("print(10 ** int(input()))\n", tests, timeout_s=5)["passed"]
+    assert evaluate("print(10 ** int(input()))\n", tests, Limits(time_s=5)).passed
     call = {"kind": "call", "fn_name": "f", "cases": [{"input": "[5000]", "output": "1" + "0" * 5000}]}
-    assert evaluate("def f(n):\n    return 10 ** n\n", call, timeout_s=5)["passed"]
+    assert evaluate("def f(n):\n    return 10 ** n\n", call, Limits(time_s=5)).passed
     asserting = {"kind": "assert", "fn_name": "f", "assert_code": "assert str(f(5000)) == '1' + '0' * 5000\n"}
-    assert evaluate("def f(n):\n    return 10 ** n\n", asserting, timeout_s=5)["passed"]
+    assert evaluate("def f(n):\n    return 10 ** n\n", asserting, Limits(time_s=5)).passed
 
 
 def test_assert_tests_keep_python_semantics():
@@ -419,5 +419,5 @@ def test_assert_tests_keep_python_semantics():
         "assert list(gen(3)) == [0, 1, 2]\n"
         "t = Stack()\nassert same(t) is t and same(t) == t and same(t) != s\n"
     )
-    res = evaluate(code, {"kind": "assert", "assert_code": test}, timeout_s=5)
-    assert res["passed"], res
+    res = evaluate(code, {"kind": "assert", "assert_code": test}, Limits(time_s=5))
+    assert res.passed, res

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evaluator import evaluate
+from evaluator import Limits, evaluate
 
 
 def _tests(cases):
@@ -14,30 +14,30 @@ def _tests(cases):
 
 def test_a_correct_program_is_accepted_from_one_process():
     res = evaluate("def f(x):\n    return x * 2\n", _tests([(i, 2 * i) for i in range(10)]))
-    assert res["passed"] and [bool(c.get("batched")) for c in res["cases"]] == [False, False] + [True] * 8
+    assert res.passed and [bool(c.batched) for c in res.cases] == [False, False] + [True] * 8
 
 
 def test_state_left_by_an_earlier_call_never_fails_a_case():
     # Right in a fresh process each time; wrong from its second call in a shared one.
     code = "calls = []\ndef f(x):\n    calls.append(x)\n    return x * len(calls)\n"
     res = evaluate(code, _tests([(i, i) for i in range(6)]), stop_on_first_failure=False)
-    assert res["passed"] and res["num_passed"] == 6
+    assert res.passed and res.num_passed == 6
 
 
 def test_a_wrong_case_is_judged_in_its_own_process():
     code = "def f(x):\n    return -1 if x == 7 else x\n"
     res = evaluate(code, _tests([(i, i) for i in range(10)]), stop_on_first_failure=False)
-    assert res["verdict"] == "wrong_answer" and res["num_passed"] == 9
-    assert "batched" not in res["cases"][7] and res["cases"][7]["verdict"] == "wrong_answer"
+    assert res.verdict == "wrong_answer" and res.num_passed == 9
+    assert not res.cases[7].batched and res.cases[7].verdict == "wrong_answer"
 
 
 def test_a_looping_call_fails_alone():
     code = "def f(x):\n    while x == 4:\n        pass\n    return x\n"
-    res = evaluate(code, _tests([(i, i) for i in range(8)]), stop_on_first_failure=False, timeout_s=0.5)
-    assert [c["verdict"] for c in res["cases"]].count("time_limit") == 1 and res["num_passed"] == 7
+    res = evaluate(code, _tests([(i, i) for i in range(8)]), Limits(time_s=0.5), stop_on_first_failure=False)
+    assert [c.verdict for c in res.cases].count("time_limit") == 1 and res.num_passed == 7
 
 
 def test_large_arguments_reach_the_program():
     big = list(range(60_000))  # ~400 KB of JSON: more than one socket message holds
     tests = {"kind": "call", "fn_name": "f", "cases": [{"input": json.dumps([big]), "output": json.dumps(sum(big))}]}
-    assert evaluate("def f(a):\n    return sum(a)\n", tests)["passed"]
+    assert evaluate("def f(a):\n    return sum(a)\n", tests).passed

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator import evaluate
+from evaluator import Limits, evaluate
 
 VALID = {
     "callback": ("def apply(fn, xs):\n    return [fn(x) for x in xs]\n",
@@ -44,17 +44,17 @@ VALID = {
 @pytest.mark.parametrize("name", list(VALID))
 def test_valid_idioms_cross_the_boundary(name):
     code, test = VALID[name]
-    res = evaluate(code, {"kind": "assert", "assert_code": test}, timeout_s=5)
-    assert res["passed"], res
+    res = evaluate(code, {"kind": "assert", "assert_code": test}, Limits(time_s=5))
+    assert res.passed, res
 
 
 def test_exact_values_stay_exact():
     """A float is not the Fraction the test asks for, nor a Decimal's value to the last digit."""
     fraction = "from fractions import Fraction\nassert isinstance(half(3), Fraction) and half(3) == Fraction(3, 2)\n"
-    assert not evaluate("def half(x):\n    return x / 2\n", {"kind": "assert", "assert_code": fraction}, timeout_s=5)["passed"]
+    assert not evaluate("def half(x):\n    return x / 2\n", {"kind": "assert", "assert_code": fraction}, Limits(time_s=5)).passed
     decimal = "from decimal import Decimal\nassert third() == Decimal(1) / Decimal(3)\n"
     assert not evaluate("from decimal import Decimal\ndef third():\n    return Decimal(1 / 3)\n",
-                        {"kind": "assert", "assert_code": decimal}, timeout_s=5)["passed"]
+                        {"kind": "assert", "assert_code": decimal}, Limits(time_s=5)).passed
 
 
 # What a program may try with the test's objects: reach the test's globals (its expected
@@ -78,9 +78,9 @@ REACHING = {
 @pytest.mark.parametrize("name", list(REACHING))
 def test_the_test_objects_lead_nowhere(name):
     code, test = REACHING[name]
-    res = evaluate(code, {"kind": "assert", "assert_code": "ANSWER = 4\n" + test}, timeout_s=5)
-    assert not res["passed"], res
-    assert res["verdict"] != "internal_error", res
+    res = evaluate(code, {"kind": "assert", "assert_code": "ANSWER = 4\n" + test}, Limits(time_s=5))
+    assert not res.passed, res
+    assert res.verdict != "internal_error", res
 
 
 RAISES = {
@@ -109,9 +109,9 @@ ENDS_THE_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit", "os._exit")
 @pytest.mark.parametrize("exc", list(RAISES))
 def test_every_exception_inside_a_call_fails_the_test(exc, shape):
     code = f"def f(x):\n    {RAISES[exc]}\n"
-    res = evaluate(code, {"kind": "assert", "fn_name": "f", "assert_code": SHAPES[shape]}, timeout_s=5)
-    assert not res["passed"], res
-    assert res["verdict"] in ("runtime_error", "wrong_answer"), res
+    res = evaluate(code, {"kind": "assert", "fn_name": "f", "assert_code": SHAPES[shape]}, Limits(time_s=5))
+    assert not res.passed, res
+    assert res.verdict in ("runtime_error", "wrong_answer"), res
 
 
 @pytest.mark.parametrize("exc", ENDS_THE_RUN)
@@ -120,12 +120,12 @@ def test_what_ends_a_run_cannot_be_caught_by_the_test(exc):
     code = f"def f(x):\n    {RAISES[exc]}\n"
     for catch in ("except Exception", "except", "except BaseException"):
         test = f"try:\n    assert f(2) == 4\n{catch}:\n    pass\n"
-        res = evaluate(code, {"kind": "assert", "fn_name": "f", "assert_code": test}, timeout_s=5)
-        assert not res["passed"], (catch, res)
+        res = evaluate(code, {"kind": "assert", "fn_name": "f", "assert_code": test}, Limits(time_s=5))
+        assert not res.passed, (catch, res)
 
 
 @pytest.mark.parametrize("exc", list(RAISES))
 def test_every_exception_fails_a_call_test(exc):
     code = f"def f(x):\n    {RAISES[exc]}\n"
-    res = evaluate(code, {"kind": "call", "fn_name": "f", "cases": [{"input": "[2]", "output": "4"}]}, timeout_s=5)
-    assert res["verdict"] == "runtime_error", res
+    res = evaluate(code, {"kind": "call", "fn_name": "f", "cases": [{"input": "[2]", "output": "4"}]}, Limits(time_s=5))
+    assert res.verdict == "runtime_error", res

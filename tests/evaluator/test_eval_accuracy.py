@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.model import Limits
 from pipeline.paths import shared_data_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -17,30 +18,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 def test_references_accepted_on_a_sample(name):
     if shared_data_dir() is None:
         pytest.skip("no shared data on this machine")
-    from benchmarks.eval_sets import load
+    from benchmarks.eval_sets import jobs, load
     from evaluator import evaluate_many
 
     items = load([name], 12)
     if name == "taco":
         items = [i for i in items if not i.get("special_judge")]
-    results = evaluate_many(items, workers=2, timeout_s=10)
-    bad = [(i["id"], r["verdict"], r["cases"][-1].get("message")) for i, r in zip(items, results) if not r["passed"]]
+    results = evaluate_many(jobs(items), Limits(time_s=10), workers=2)
+    bad = [(i["id"], r.verdict, r.cases[-1].message) for i, r in zip(items, results) if not r.passed]
     # TACO: a few parsed examples are noisy (DATA.md: 801/936 match); the others must be exact.
     assert len(bad) <= (2 if name == "taco" else 0), bad
     wrong = [dict(i, code="print('nope')\n" if i["tests"]["kind"] == "stdin" else "def f():\n    pass\n") for i in items[:4]]
-    assert not any(r["passed"] for r in evaluate_many(wrong, workers=2, timeout_s=10))
+    assert not any(r.passed for r in evaluate_many(jobs(wrong), Limits(time_s=10), workers=2))
 
 
 def test_every_confirmed_failing_kodcode_attempt_is_rejected():
     if shared_data_dir() is None:
         pytest.skip("no shared data on this machine")
-    from benchmarks.eval_sets import load
+    from benchmarks.eval_sets import jobs, load
     from evaluator import evaluate_many
 
     items = [i for i in load(["kodcode"], incorrect=True) if not i["expect_pass"]]
     assert len(items) >= 58
-    results = evaluate_many(items, workers=2, timeout_s=10)
-    accepted = {i["id"] for i, r in zip(items, results) if r["passed"]}
+    results = evaluate_many(jobs(items), Limits(time_s=10), workers=2)
+    accepted = {i["id"] for i, r in zip(items, results) if r.passed}
     # Labelled failing only because the labelling ran an older Python: its `BinaryTreeNode | None`
     # annotation (PEP 604) is valid on 3.10+, and the attempt is otherwise correct.
     assert accepted <= {"kodcode/algorithm/00000051/bad0"}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluator import VERDICTS, evaluate, evaluate_many
+from evaluator import VERDICTS, Limits, Tests, evaluate, evaluate_many
 
 SUM = {"kind": "stdin", "cases": [{"input": "1 2\n", "output": "3\n"}, {"input": "5 7\n", "output": "12\n"}]}
 
@@ -23,55 +23,55 @@ SUM = {"kind": "stdin", "cases": [{"input": "1 2\n", "output": "3\n"}, {"input":
     ],
 )
 def test_stdin_programs_that_emulated_io_rejects(code):
-    res = evaluate(code, SUM, timeout_s=5)
-    assert res["verdict"] == "accepted", res
-    assert res["num_passed"] == 2 and len(res["cases"]) == 2
+    res = evaluate(code, SUM, Limits(time_s=5))
+    assert res.verdict == "accepted", res
+    assert res.num_passed == 2 and len(res.cases) == 2
 
 
 def test_wrong_answer_and_stop_on_first_failure():
     code = "print(3)\n"
-    assert evaluate(code, SUM, timeout_s=5)["cases"][-1]["verdict"] == "wrong_answer"
-    assert len(evaluate(code, SUM, timeout_s=5)["cases"]) == 2  # case 1 passes, case 2 fails
+    assert evaluate(code, SUM, Limits(time_s=5)).cases[-1].verdict == "wrong_answer"
+    assert len(evaluate(code, SUM, Limits(time_s=5)).cases) == 2  # case 1 passes, case 2 fails
     first_fails = {"kind": "stdin", "cases": SUM["cases"][::-1]}
-    assert len(evaluate(code, first_fails, timeout_s=5)["cases"]) == 1
-    assert len(evaluate(code, first_fails, timeout_s=5, stop_on_first_failure=False)["cases"]) == 2
+    assert len(evaluate(code, first_fails, Limits(time_s=5)).cases) == 1
+    assert len(evaluate(code, first_fails, Limits(time_s=5), stop_on_first_failure=False).cases) == 2
 
 
 def test_nonzero_exit_and_exception_are_runtime_errors():
-    assert evaluate("print(3)\nraise SystemExit(1)\n", SUM, timeout_s=5)["verdict"] == "runtime_error"
-    res = evaluate("print(1 / 0)\n", SUM, timeout_s=5)
-    assert res["verdict"] == "runtime_error" and "ZeroDivisionError" in res["cases"][0]["message"]
+    assert evaluate("print(3)\nraise SystemExit(1)\n", SUM, Limits(time_s=5)).verdict == "runtime_error"
+    res = evaluate("print(1 / 0)\n", SUM, Limits(time_s=5))
+    assert res.verdict == "runtime_error" and "ZeroDivisionError" in res.cases[0].message
 
 
 def test_deep_recursion_works():
     code = "import sys\ndef d(n):\n    return 0 if n == 0 else 1 + d(n - 1)\nprint(d(int(input())))\n"
     tests = {"kind": "stdin", "cases": [{"input": "200000\n", "output": "200000\n"}]}
-    assert evaluate(code, tests, timeout_s=10)["verdict"] == "accepted"
+    assert evaluate(code, tests, Limits(time_s=10)).verdict == "accepted"
 
 
 def test_call_kind_solution_class_and_function_with_prelude():
     tests = {"kind": "call", "fn_name": "twoSum", "cases": [{"input": "[[2, 7, 11, 15], 9]", "output": "[0, 1]"}]}
     cls = ("class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        seen = {}\n        for i, x in enumerate(nums):\n"
            "            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n")
-    assert evaluate(cls, tests, timeout_s=5)["verdict"] == "accepted"
+    assert evaluate(cls, tests, Limits(time_s=5)).verdict == "accepted"
     fn = "def twoSum(nums, target):\n    return (0, 1)\n"
-    assert evaluate(fn, tests, timeout_s=5)["verdict"] == "accepted"  # tuple vs list: same value
+    assert evaluate(fn, tests, Limits(time_s=5)).verdict == "accepted"  # tuple vs list: same value
     helper = dict(tests, prelude="def pair():\n    return [0, 1]\n")
-    assert evaluate("def twoSum(nums, target):\n    return pair()\n", helper, timeout_s=5)["verdict"] == "accepted"
-    assert evaluate("def twoSum(nums, target):\n    return [1, 0]\n", tests, timeout_s=5)["verdict"] == "wrong_answer"
+    assert evaluate("def twoSum(nums, target):\n    return pair()\n", helper, Limits(time_s=5)).verdict == "accepted"
+    assert evaluate("def twoSum(nums, target):\n    return [1, 0]\n", tests, Limits(time_s=5)).verdict == "wrong_answer"
 
 
 def test_call_returning_listnode_is_serialized_as_list():
     prelude = "class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val = val\n        self.next = next\n"
     code = "def build(n):\n    head = None\n    for v in range(n, 0, -1):\n        head = ListNode(v, head)\n    return head\n"
     tests = {"kind": "call", "fn_name": "build", "prelude": prelude, "cases": [{"input": "[3]", "output": "[1, 2, 3]"}]}
-    assert evaluate(code, tests, timeout_s=5)["verdict"] == "accepted"
+    assert evaluate(code, tests, Limits(time_s=5)).verdict == "accepted"
 
 
 def test_assert_kind_with_humaneval_style_check():
     tests = {"kind": "assert", "fn_name": "inc", "assert_code": "def check(candidate):\n    assert candidate(1) == 2\n"}
-    assert evaluate("def inc(x):\n    return x + 1\n", tests, timeout_s=5)["verdict"] == "accepted"
-    assert evaluate("def inc(x):\n    return x\n", tests, timeout_s=5)["verdict"] == "wrong_answer"
+    assert evaluate("def inc(x):\n    return x + 1\n", tests, Limits(time_s=5)).verdict == "accepted"
+    assert evaluate("def inc(x):\n    return x\n", tests, Limits(time_s=5)).verdict == "wrong_answer"
 
 
 def test_checker_accepts_any_valid_answer():
@@ -83,21 +83,24 @@ def test_checker_accepts_any_valid_answer():
         "sys.exit(0 if a + b == n and a > 0 and b > 0 else 1)\n"
     )
     tests = {"kind": "stdin", "checker": checker, "cases": [{"input": "10\n", "output": "1 9\n"}]}
-    assert evaluate("n = int(input())\nprint(5, n - 5)\n", tests, timeout_s=5)["verdict"] == "accepted"
-    assert evaluate("n = int(input())\nprint(5, n)\n", tests, timeout_s=5)["verdict"] == "wrong_answer"
+    assert evaluate("n = int(input())\nprint(5, n - 5)\n", tests, Limits(time_s=5)).verdict == "accepted"
+    assert evaluate("n = int(input())\nprint(5, n)\n", tests, Limits(time_s=5)).verdict == "wrong_answer"
 
 
 def test_bad_tests_are_internal_error_not_exception():
     res = evaluate("print(1)", {"kind": "nope"})
-    assert res["verdict"] == "internal_error" and res["passed"] is False
-    assert evaluate("print(1)", json.dumps(SUM), timeout_s=5)["verdict"] == "wrong_answer"
+    assert res.verdict == "internal_error" and res.passed is False
+    # JSON is parsed at the edges (CLI, reward, IO manager), once: the API takes Tests or its dict form
+    assert evaluate("print(1)", json.dumps(SUM)).verdict == "internal_error"
+    assert evaluate("print(1)", Tests.from_json(json.dumps(SUM)), Limits(time_s=5)).verdict == "wrong_answer"
 
 
 def test_evaluate_many_parallel_in_order():
-    items = [{"id": f"p{i}", "code": f"input()\nprint({3 if i % 2 else 4})\n", "tests": {"kind": "stdin", "cases": [{"input": "x\n", "output": "3\n"}]}} for i in range(8)]
-    items.append({"id": "broken"})  # no code: still one result
-    res = evaluate_many(items, workers=2, timeout_s=5)
-    assert [r["id"] for r in res] == [i["id"] for i in items]
-    assert [r["passed"] for r in res[:8]] == [bool(i % 2) for i in range(8)]
-    assert res[-1]["verdict"] == "internal_error"
-    assert all(r["verdict"] in VERDICTS for r in res)
+    stdin = {"kind": "stdin", "cases": [{"input": "x\n", "output": "3\n"}]}
+    jobs = [(("p", i), f"input()\nprint({3 if i % 2 else 4})\n", stdin) for i in range(8)]
+    jobs.append((("broken",), None, {"kind": "nope"}))  # neither code nor tests: still one result
+    res = evaluate_many(jobs, Limits(time_s=5), workers=2)
+    assert [r.key for r in res] == [key for key, _, _ in jobs]  # the caller's keys, as given
+    assert [r.passed for r in res[:8]] == [bool(i % 2) for i in range(8)]
+    assert res[-1].verdict == "internal_error"
+    assert all(r.verdict in VERDICTS for r in res)

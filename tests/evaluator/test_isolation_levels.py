@@ -18,7 +18,7 @@ from evaluator import evaluate
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = r'''
 import json
-from evaluator import evaluate
+from evaluator import Limits, evaluate
 T = {"kind": "stdin", "cases": [{"input": "2\n", "output": "4\n"}]}
 programs = {
     "honest": "print(int(input()) ** 2)",
@@ -27,7 +27,7 @@ programs = {
     "write_project": "open(%r, 'w').write('x')\nprint(4)",
     "tcp": "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\nprint(4)",
 }
-print(json.dumps({k: evaluate(v, T, timeout_s=5) for k, v in programs.items()}))
+print(json.dumps({k: evaluate(v, T, Limits(time_s=5)).to_dict() for k, v in programs.items()}))
 ''' % (str(ROOT / "pyproject.toml"), str(ROOT / "mc_level_probe.txt"))
 
 
@@ -46,7 +46,7 @@ def _check_walls(results: dict) -> None:
 
 
 def test_ci_level_is_full():
-    level = evaluate("print(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]})["isolation"]
+    level = evaluate("print(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]}).isolation
     if os.geteuid() != 0:
         pytest.skip("not root here")
     for part in ("mntns", "pidns", "netns", "uid"):

@@ -9,11 +9,11 @@ def test_outputs_are_kept_for_stdin_and_call_cases():
     stdin = {"kind": "stdin", "cases": [{"input": "12\n", "output": "2\n"}, {"input": "9\n", "output": "3\n"}],
              "checker": None, "time_limit_s": 2}
     call = {"kind": "call", "fn_name": "f", "cases": [{"input": "[4]", "output": "5"}], "checker": None, "time_limit_s": 2}
-    jobs = [{"id": "s", "code": "n = int(input())\nprint(3 if n % 3 == 0 else 2)\n", "tests": stdin},
-            {"id": "c", "code": "def f(x):\n    return x + 1\n", "tests": call}]
-    by_id = {r["id"]: r for r in evaluate_many(jobs, keep_output=True, workers=1, stop_on_first_failure=False)}
-    assert [c["output"] for c in by_id["s"]["cases"]] == ["3\n", "3\n"]
-    assert [c["verdict"] for c in by_id["s"]["cases"]] == ["wrong_answer", "accepted"]
-    assert by_id["c"]["cases"][0]["output"] == "5" and by_id["c"]["passed"]
+    jobs = [("s", "n = int(input())\nprint(3 if n % 3 == 0 else 2)\n", stdin),
+            ("c", "def f(x):\n    return x + 1\n", call)]
+    by_id = {r.key: r for r in evaluate_many(jobs, keep_output=True, workers=1, stop_on_first_failure=False)}
+    assert [c.output for c in by_id["s"].cases] == ["3\n", "3\n"]
+    assert [c.verdict for c in by_id["s"].cases] == ["wrong_answer", "accepted"]
+    assert by_id["c"].cases[0].output == "5" and by_id["c"].passed
     plain = evaluate_many(jobs[:1], workers=1, stop_on_first_failure=False)[0]
-    assert all("output" not in c for c in plain["cases"])
+    assert all(c.output is None for c in plain.cases)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from evaluator import evaluate
+from evaluator import Limits, evaluate
 from evaluator.lift import lift
 from evaluator.limits import wall_limit
 from evaluator.pool import WorkerPool
@@ -29,8 +29,8 @@ def _tests(code: str, fn_name: str | None = None, **extra) -> dict:
 
 def _both(pool, code: str, tests: dict, timeout_s: float = 2) -> tuple[dict, dict]:
     """The result lifted and the judge's, for the same program and test."""
-    return (evaluate(code, tests, pool=pool, timeout_s=timeout_s),
-            evaluate(code, tests, pool=pool, timeout_s=timeout_s, lift_asserts=False))
+    return (evaluate(code, tests, Limits(time_s=timeout_s), pool=pool),
+            evaluate(code, tests, Limits(time_s=timeout_s), pool=pool, lift_asserts=False))
 
 
 IDIOMS = {
@@ -59,20 +59,20 @@ def test_each_idiom_is_lifted_and_judged_like_the_judge(pool, name):
     right = "def f(x):\n    return x * 2\n"
     wrong = "def f(x):\n    return x * 2 + (x == 0 or x == 1 or x == 0.1 or x == [1] or x == 3)\n"
     lifted, judged = _both(pool, right, _tests(test, "f"))
-    assert lifted["verdict"] == judged["verdict"] == "accepted", (lifted, judged)
-    assert lifted["cases"][0].get("lifted") and "lifted" not in judged["cases"][0], lifted
+    assert lifted.verdict == judged.verdict == "accepted", (lifted, judged)
+    assert lifted.cases[0].lifted and not judged.cases[0].lifted, lifted
     lifted, judged = _both(pool, wrong, _tests(test, "f"))  # wrong, or raising, on some inputs
-    assert lifted["verdict"] == judged["verdict"], (lifted, judged)
+    assert lifted.verdict == judged.verdict, (lifted, judged)
     if name != "message_that_calls":  # a failing assert whose message calls the program: the judge's
-        assert lifted["cases"][0].get("lifted"), lifted
+        assert lifted.cases[0].lifted, lifted
 
 
 def test_leetcode_check_with_a_solution_instance(pool):
     test = "def check(candidate):\n    assert candidate(nums = [3,1,5], k = 2) == 4\n\ncheck(Solution().minOps)\n"
     code = "class Solution:\n    def minOps(self, nums, k):\n        return sum(nums) - k - 3\n"
     lifted, judged = _both(pool, code, _tests(test, "minOps", prelude="from typing import *\n"))
-    assert lifted["passed"] and judged["passed"] and lifted["cases"][0]["lifted"]
-    assert lifted["cases"][0]["calls"] == 1
+    assert lifted.passed and judged.passed and lifted.cases[0].lifted
+    assert lifted.cases[0].calls == 1
 
 
 UNLIFTABLE = {
@@ -101,8 +101,8 @@ def test_what_cannot_be_lifted_stays_with_the_judge(pool, name):
     assert lift(test, "f") is None
     code = "def f(x):\n    return x * 2\n"
     lifted, judged = _both(pool, code, _tests(test, "f"))
-    assert lifted["verdict"] == judged["verdict"], (lifted, judged)
-    assert "lifted" not in lifted["cases"][0]
+    assert lifted.verdict == judged.verdict, (lifted, judged)
+    assert not lifted.cases[0].lifted
 
 
 def test_the_entry_point_may_shadow_a_builtin_only_in_the_judge():
@@ -139,9 +139,9 @@ ENDINGS = {  # how a call ends -> the verdict both paths give
 def test_every_ending_of_a_call_gets_the_judges_verdict(pool, name):
     code, want = ENDINGS[name]
     tests = _tests("assert f(1) == 1\nassert f(2) == 2\nassert f(3) == 3\n", "f")
-    lifted = evaluate(code, tests, pool=pool, timeout_s=1, output_mb=2)
-    judged = evaluate(code, tests, pool=pool, timeout_s=1, output_mb=2, lift_asserts=False)
-    assert lifted["verdict"] == judged["verdict"] == (want or judged["verdict"]), (lifted, judged)
+    lifted = evaluate(code, tests, Limits(time_s=1, output_mb=2), pool=pool)
+    judged = evaluate(code, tests, Limits(time_s=1, output_mb=2), pool=pool, lift_asserts=False)
+    assert lifted.verdict == judged.verdict == (want or judged.verdict), (lifted, judged)
 
 
 HOSTILE_RETURNS = {  # each returns something that claims to equal anything, or to be its answer
@@ -179,8 +179,8 @@ HOSTILE_RETURNS = {  # each returns something that claims to equal anything, or 
 ])
 def test_a_returned_value_never_decides_its_own_comparison(pool, name, test):
     lifted, judged = _both(pool, HOSTILE_RETURNS[name], _tests(test, "f"))
-    assert not lifted["passed"], lifted
-    assert lifted["verdict"] == judged["verdict"], (lifted, judged)
+    assert not lifted.passed, lifted
+    assert lifted.verdict == judged.verdict, (lifted, judged)
 
 
 def test_a_looping_call_in_a_lifted_block_fails_in_about_one_limit(pool):
@@ -188,8 +188,8 @@ def test_a_looping_call_in_a_lifted_block_fails_in_about_one_limit(pool):
     assert lift(tests["assert_code"], "f") is not None
     code = "import time\ndef f(x):\n    if x == 2:\n        time.sleep(60)\n    return x\n"
     start = time.monotonic()
-    res = evaluate(code, tests, pool=pool, timeout_s=1)
-    assert res["verdict"] == "time_limit" and res["cases"][0]["lifted"], res
+    res = evaluate(code, tests, Limits(time_s=1), pool=pool)
+    assert res.verdict == "time_limit" and res.cases[0].lifted, res
     assert time.monotonic() - start < wall_limit(1) + 2.5
 
 
@@ -198,7 +198,7 @@ def test_lifting_keeps_the_order_and_state_of_one_process(pool):
     code = "n = []\ndef f(x):\n    n.append(x)\n    return len(n)\n"
     tests = _tests("assert f(5) == 1\nassert f(5) == 2\nassert f(5) == 3\n", "f")
     lifted, judged = _both(pool, code, tests)
-    assert lifted["passed"] and judged["passed"] and lifted["cases"][0]["lifted"]
+    assert lifted.passed and judged.passed and lifted.cases[0].lifted
     code = "def f(x, acc=[]):\n    acc.append(x)\n    return acc\n"
     lifted, judged = _both(pool, code, _tests("assert f(1) == [1]\nassert f(2) == [2]\n", "f"))
-    assert lifted["verdict"] == judged["verdict"] == "wrong_answer"
+    assert lifted.verdict == judged.verdict == "wrong_answer"

@@ -10,6 +10,7 @@ import pytest
 
 from evaluator import compute_score, evaluate
 from evaluator.limits import block_cap, block_deadline, call_cpu_limit, wall_limit
+from evaluator.model import Limits
 
 BUSY = ("import time\n"
         "def f(x, spend=0.15):\n"
@@ -27,19 +28,19 @@ def _block(n: int) -> dict:
 
 def test_a_block_of_calls_gets_one_limit_per_call():
     """Twelve calls of 0.15 s CPU each: 1.8 s in all, each well under the 1 s limit."""
-    res = evaluate(BUSY, _block(12), timeout_s=1)
-    assert res["passed"], res
-    case = res["cases"][0]
-    assert case["calls"] == 12
-    assert 0.1 < case["time_per_call_s"] < 1.0, case
-    assert case["cpu_s"] > 1.0  # more than one limit in all: the old single limit failed it
+    res = evaluate(BUSY, _block(12), Limits(time_s=1))
+    assert res.passed, res
+    case = res.cases[0]
+    assert case.calls == 12
+    assert 0.1 < case.time_per_call_s < 1.0, case
+    assert case.cpu_s > 1.0  # more than one limit in all: the old single limit failed it
 
 
 def test_time_per_call_is_in_the_cli_and_reward_results():
     score = compute_score("x", f"```python\n{BUSY}```", _block(3), timeout_s=2)
     assert score["score"] == 1.0, score
-    res = evaluate("def f(x):\n    return 2 * x\n", _block(5), timeout_s=2)
-    assert res["cases"][0]["calls"] == 5 and res["cases"][0]["time_per_call_s"] >= 0
+    res = evaluate("def f(x):\n    return 2 * x\n", _block(5), Limits(time_s=2))
+    assert res.cases[0].calls == 5 and res.cases[0].time_per_call_s >= 0
 
 
 LOOPING = {
@@ -59,24 +60,24 @@ def test_a_looping_call_fails_in_about_one_limit(name):
     if name == "swallowed_by_the_test":  # the test catches everything: the call still timed out
         tests = {"kind": "assert", "fn_name": "f", "assert_code": "try:\n    f(1)\nexcept BaseException:\n    pass\n"}
     start = time.monotonic()
-    res = evaluate(LOOPING[name], tests, timeout_s=1)
+    res = evaluate(LOOPING[name], tests, Limits(time_s=1))
     took = time.monotonic() - start
-    assert res["verdict"] == "time_limit", res
+    assert res.verdict == "time_limit", res
     assert took < wall_limit(1) + 2.5, took  # one call's limit, not the block's 30
 
 
 def test_a_block_is_capped_by_the_wall_budget():
     """Each call is under the limit, but the calls together outrun the caller's wall budget."""
     start = time.monotonic()
-    res = evaluate(BUSY.replace("spend=0.15", "spend=0.4"), _block(40), timeout_s=1, wall_budget_s=3)
-    assert res["verdict"] == "time_limit", res
+    res = evaluate(BUSY.replace("spend=0.15", "spend=0.4"), _block(40), Limits(time_s=1, wall_budget_s=3))
+    assert res.verdict == "time_limit", res
     assert time.monotonic() - start < 3 + 3
 
 
 def test_test_code_that_loops_without_calls_fails_in_about_one_limit():
     start = time.monotonic()
-    res = evaluate("def f(x):\n    return x\n", {"kind": "assert", "assert_code": "while True:\n    pass\n"}, timeout_s=1)
-    assert res["verdict"] == "time_limit", res
+    res = evaluate("def f(x):\n    return x\n", {"kind": "assert", "assert_code": "while True:\n    pass\n"}, Limits(time_s=1))
+    assert res.verdict == "time_limit", res
     assert time.monotonic() - start < wall_limit(1) + 2.5
 
 

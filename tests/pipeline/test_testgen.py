@@ -32,8 +32,8 @@ def _verify(rows, **generation):
 
 
 def _reference_passes(rows):
-    jobs = [{"id": r["problem_id"], "code": r["solutions"][0], "tests": r["tests"].to_dict()} for r in rows]
-    return [res["passed"] for res in evaluate_many(jobs, stop_on_first_failure=False)]
+    jobs = [(r["problem_id"], r["solutions"][0], r["tests"].to_dict()) for r in rows]
+    return [res.passed for res in evaluate_many(jobs, stop_on_first_failure=False)]
 
 
 def test_leetcode_examples_get_hidden_call_tests(processed):
@@ -82,9 +82,9 @@ def test_mbpp_asserts_grow_and_reject_labelled_wrong_programs(processed):
             if sid in ids and rec["label_base"] is True and rec["label_extended"] is False:
                 wrong.append((sid, rec["code"]))
     assert wrong
-    before = evaluate_many([{"id": s, "code": c, "tests": before_tests[s]} for s, c in wrong])
-    after = evaluate_many([{"id": s, "code": c, "tests": ids[s]["tests"].to_dict()} for s, c in wrong])
-    assert sum(not r["passed"] for r in after) > sum(not r["passed"] for r in before)
+    before = evaluate_many([(s, c, before_tests[s]) for s, c in wrong])
+    after = evaluate_many([(s, c, ids[s]["tests"].to_dict()) for s, c in wrong])
+    assert sum(not r.passed for r in after) > sum(not r.passed for r in before)
 
 
 def test_taco_stdin_problems_get_grammar_tests(processed):

@@ -11,6 +11,7 @@ import pytest
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from evaluator.model import Limits
 from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process.tests_format import (  # noqa: E402
     normalize_tests,
@@ -95,7 +96,7 @@ def test_references_pass_after_normalization(rows):
         for row in rows[name][:3] + [r for r in rows[name] if "TreeNode" in (r["starter_code"] or "")][:2]:
             if "timeit" in row["tests"]:  # wall-clock assertions are flaky on a busy machine
                 continue
-            items.append({"id": row["source_id"], "code": row["solutions"][0], "tests": normalize_tests(row).to_dict()})
-    results = evaluator.evaluate_many(items, workers=2, timeout_s=10)
-    failed = [(r["id"], r["verdict"]) for r in results if not r["passed"]]
+            items.append((row["source_id"], row["solutions"][0], normalize_tests(row).to_dict()))
+    results = evaluator.evaluate_many(items, Limits(time_s=10), workers=2)
+    failed = [(r.key, r.verdict) for r in results if not r.passed]
     assert not failed
