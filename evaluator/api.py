@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import signal
 import time
 from collections.abc import Iterable
@@ -151,13 +150,6 @@ def _request(kind: str, limit_s: float, memory_mb: int, output_mb: int, tests: T
             "timeout_s": limit_s, "memory_mb": memory_mb, "output_mb": output_mb, **extra}
 
 
-def _assert_source(tests: Tests) -> str:
-    test = tests.assert_code or ""
-    if tests.fn_name and re.search(r"^def check\(", test, re.M) and not re.search(r"^check\(", test, re.M):
-        test += f"\n\ncheck({tests.fn_name})\n"
-    return test
-
-
 def _call_times(report: dict) -> dict:
     """An assert block's calls and their mean wall time, from the judge's report."""
     calls, spent = report.get("calls"), report.get("call_s")
@@ -254,7 +246,7 @@ class _Judging:
         payload = {"code": self.code}
         extra: dict[str, Any] = {}
         if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
-            payload["test"] = _assert_source(tests)
+            payload["test"] = tests.assert_block()
             extra["block_s"] = self.block_cap()
         else:
             payload["stdin"] = case.input if kind == "stdin" else ""
@@ -337,7 +329,7 @@ def evaluate(
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")
-        plan = lift.lift(_assert_source(t), t.fn_name) if lift_asserts and t.kind == "assert" else None
+        plan = lift.lift(t.assert_block(), t.fn_name) if lift_asserts and t.kind == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
             judging = _Judging(worker, code, t, limits_, deadline, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol,

@@ -10,6 +10,7 @@ the reward, the IO manager) with :meth:`Tests.from_json`, and written with the `
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -137,6 +138,14 @@ class Tests:
         if self.kind == "assert":
             return max(0, self.count - self.public_asserts)
         return sum(1 for c in self.cases if not c.public)
+
+    def assert_block(self) -> str:
+        """An ``assert`` test's code as it runs: a ``check(candidate)`` block that never calls
+        ``check`` (LeetCodeDataset's style) gets the call with ``fn_name``."""
+        test = self.assert_code or ""
+        if self.fn_name and re.search(r"^def check\(", test, re.M) and not re.search(r"^check\(", test, re.M):
+            test += f"\n\ncheck({self.fn_name})\n"
+        return test
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}

@@ -18,7 +18,6 @@ from collections import Counter
 from typing import Any
 
 from evaluator import lift
-from evaluator.api import _assert_source
 from pipeline.schema import Tests
 
 Entry = tuple[str, ...]  # ("function", name) or ("method", class name, method name)
@@ -41,7 +40,7 @@ def _entry(steps: tuple[lift.Step, ...], ref: int) -> Entry | None:
 def examples(tests: Tests) -> tuple[Entry, list[Example]] | None:
     """The entry point most asserts call and their (args, kwargs, expected) examples; None
     when no assert of the block is a plain ``entry(literals) == literal``."""
-    plan = lift.lift(_assert_source(tests), tests.fn_name)
+    plan = lift.lift(tests.assert_block(), tests.fn_name)
     if plan is None:
         return None
     found: list[tuple[Entry, Example]] = []
