@@ -4,13 +4,16 @@
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
-and whether pass/fail agrees program by program. Target: >=3x throughput, <5 ms overhead.
+and whether pass/fail agrees program by program. Target: >=3x throughput, <=4 ms overhead.
 
 The assert-block table (LeetCode-style ``check(candidate)`` bodies and HumanEval-ET's ~107 asserts
 per task) compares, in the same run, a fresh ``python3`` per test, the judge process (before:
 ``lift_asserts=False``) and lifted asserts (after, :mod:`evaluator.lift`), and whether every
 verdict of the two evaluator paths is the same. Target: lifted >= 3x python3.
-The overhead table splits one sandboxed child's cost into its parts (``--parts``).
+The overhead table splits one sandboxed child's cost into its parts (``--parts``: fork and reap,
+PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
+reset), before and after process state moved into the fork server, in the same run, and what
+namespaces made once per worker slot would cost instead.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.eval_sets import load, test_count  # noqa: E402
-from evaluator import evaluate, evaluate_many  # noqa: E402
+from evaluator import Limits, evaluate, evaluate_many  # noqa: E402
 from evaluator.compare import compare_stdout, compare_values  # noqa: E402
 from evaluator.harness import CALL_PRELUDE  # noqa: E402 - same environment for call tests
+from evaluator.model import as_tests  # noqa: E402
 from evaluator.pool import WorkerPool  # noqa: E402
 
 
@@ -107,39 +111,91 @@ def assert_latency_ms(n: int) -> tuple[float, float]:
 
 
 _PARTS = r"""
-import json, os, sys, time
-from evaluator import harness, jail, sandbox
+import json, os, random, signal, socket, sys, threading, time
+from evaluator import harness, jail, landlock, sandbox
+mode, n = sys.argv[1], int(sys.argv[2])
 harness.preload()
-j, n = jail.Jail(0), int(sys.argv[1])
+j = jail.Jail(0)
+if mode == "after":  # as the fork server sets itself up now
+    sandbox.prepare_server()
+    sandbox.set_home("/tmp")
+else:  # as it did before: a child looked Landlock's prctl up, and set up its own process state
+    del landlock._libc.prctl
+LIMITS = dict(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
+MS = jail.MS_NOSUID | jail.MS_NODEV | jail.MS_NOEXEC
 
-def child(body):
-    if body is plain and j.pidns_fd is not None:  # back to our own PID namespace: a bare fork
-        jail._libc.setns(j.pidns_fd, jail.CLONE_NEWPID)
-    pid = j.fork() if body is not plain else os.fork()
+def own_pidns():  # the next children are born in our own PID namespace
+    jail._libc.setns(j.pidns_fd, jail.CLONE_NEWPID)
+
+def child(body, fork=j.fork, after=None):
+    pid = fork()
     if pid == 0:
         try:
             body()
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-
-def plain():
-    pass
-
-def pidns():
-    pass
+    if after:
+        after()
 
 def mntns():
-    j.ruleset_fd, j.landlock_abi = None, 0
-    j.enter()
+    jail._check(jail._libc.unshare(jail.CLONE_NEWNS), "unshare mnt")
+    jail._mount("proc", "/proc", "proc", MS)
 
-def landlock():
-    j.enter()
+def uid():
+    mntns()
+    j._drop_privileges()
 
-def full():
+def session():
     sandbox.prepare_child()
+    if mode == "before":  # what each child did before (prepare_server does it once now)
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        os.environ.clear()
+        os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"})
     j.enter()
-    sandbox.set_limits(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
+    sandbox.set_limits(**LIMITS)
+    if mode == "before":
+        random.seed()
+        sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
+        sys.set_int_max_str_digits(0)
+        threading.stack_size(sandbox.THREAD_STACK_BYTES)
+
+def slot():
+    # The road not taken: PID and mount namespaces made once per worker slot, children born in
+    # them (setns), and their PID 1 killing and reaping what a case left (kill(-1)) after each.
+    own_pidns()
+    jail._check(jail._libc.unshare(jail.CLONE_NEWPID), "unshare pid")
+    ours, theirs = socket.socketpair()
+    init = os.fork()
+    if init == 0:
+        ours.close()
+        mntns()
+        theirs.send(b"1")
+        while theirs.recv(1):
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            while True:
+                try:
+                    os.waitpid(-1, 0)
+                except ChildProcessError:
+                    break
+            theirs.send(b"k")
+        os._exit(0)
+    ours.recv(1)
+    pidns, mnt = (os.open(f"/proc/{init}/ns/{ns}", os.O_RDONLY) for ns in ("pid", "mnt"))
+
+    def fork():
+        jail._libc.setns(pidns, jail.CLONE_NEWPID)
+        return os.fork()
+
+    def reset():
+        ours.send(b"r")
+        ours.recv(1)
+
+    return fork, lambda: jail._check(jail._libc.setns(mnt, jail.CLONE_NEWNS), "setns mnt"), reset
 
 def tmp():
     j.begin_case()
@@ -147,39 +203,67 @@ def tmp():
         fh.write("x")
     j.end_case()
 
-out = {"level": j.level}
-for name, body in [("fork + reap", plain), ("+ PID namespace", pidns), ("+ mount namespace, /proc, uid", mntns),
-                   ("+ Landlock", landlock), ("+ session, signals, rlimits", full)]:
-    start = time.perf_counter()
-    for _ in range(n):
-        child(body)
-    out[name] = (time.perf_counter() - start) / n * 1000
-start = time.perf_counter()
-for _ in range(n):
-    tmp()
-out["private /tmp reset (one file)"] = (time.perf_counter() - start) / n * 1000
+def bare():
+    own_pidns()
+    return os.fork()
+
+slot_fork, enter_slot, reset = slot()
+rows = [("fork + reap", lambda: child(lambda: None, bare)),
+        ("+ PID namespace", lambda: child(lambda: None)),
+        ("+ mount namespace, /proc", lambda: child(mntns)),
+        ("+ uid", lambda: child(uid)),
+        ("+ Landlock", lambda: child(j.enter)),
+        ("+ session, rlimits, process state", lambda: child(session)),
+        ("fork + reap, namespaces once per slot", lambda: child(enter_slot, slot_fork, reset)),
+        ("private /tmp reset (one file)", tmp)]
+spent = dict.fromkeys((name for name, _ in rows), 0.0)
+for _ in range(n):  # row after row, so that drift and noise spread over all of them
+    for name, run in rows:
+        start = time.perf_counter()
+        run()
+        spent[name] += time.perf_counter() - start
+out = {"level": j.level, **{name: t / n * 1000 for name, t in spent.items()}}
 print(json.dumps(out))
 """
 
 
-def overhead_parts(n: int) -> None:
-    """One sandboxed child's overhead, part by part, in a process set up like a fork server
-    (the jail entered once); each row adds one wall to the row above it."""
+def overhead_parts(n: int, rounds: int = 5) -> None:
+    """One sandboxed child's overhead, part by part, in a process set up like a fork server (the
+    jail entered once); each row adds one wall to the row above. ``before`` sets up the server
+    and its children as the evaluator did before per-child process state moved into the server
+    (:func:`evaluator.sandbox.prepare_server`); both run in turns, ``rounds`` times, and each
+    figure is the median. Last, for comparison, PID and mount namespaces made once per slot."""
     import json
+    import statistics
 
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.run([sys.executable, "-c", _PARTS, str(n)], capture_output=True, text=True, env=env, timeout=600)
-    if proc.returncode != 0:
-        print("overhead parts: failed:", proc.stderr.strip()[-300:])
-        return
-    parts = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(f"\noverhead of one child, by part ({n} children each; {parts.pop('level')}); "
-          "each row adds one wall to the row above")
-    print(f"  {'part':<36}{'ms/child':>9}{'part ms':>9}")
-    before = 0.0
-    for name, ms in parts.items():
-        print(f"  {name:<36}{ms:>9.2f}{(ms - before if name.startswith('+') else ms):>9.2f}")
-        before = ms if name.startswith(("fork", "+")) else before
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        for mode in runs:
+            proc = subprocess.run([sys.executable, "-c", _PARTS, mode, str(max(1, n // rounds))], capture_output=True,
+                                  text=True, env=env, timeout=600)
+            if proc.returncode != 0:
+                print("overhead parts: failed:", proc.stderr.strip()[-300:])
+                return
+            runs[mode].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    level = runs["after"][0]["level"]
+    ms = {mode: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "level"} for mode, rs in runs.items()}
+    print(f"\noverhead of one child, by part ({n} children a row, median of {rounds} rounds; {level}); "
+          "each '+' row adds one wall to the row above")
+    print(f"  {'part':<38}{'before':>9}{'after':>9}{'part before':>13}{'part after':>12}  (ms/child)")
+    adds_to = {"fork + reap, namespaces once per slot": "fork + reap"}  # what they cost a bare fork
+    last = None
+    for name in ms["after"]:
+        base = adds_to.get(name) or (last if name.startswith("+") else None)
+        cells = [ms[mode][name] for mode in ("before", "after")]
+        parts = [ms[mode][name] - (ms[mode][base] if base else 0.0) for mode in ("before", "after")]
+        print(f"  {name:<38}{cells[0]:>9.2f}{cells[1]:>9.2f}{parts[0]:>13.2f}{parts[1]:>12.2f}")
+        if name == "fork + reap" or name.startswith("+"):
+            last = name
+
+
+def _jobs(items: list[dict]) -> list[tuple[str, str, dict]]:
+    return [(i["id"], i["code"], i["tests"]) for i in items]
 
 
 def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
@@ -217,7 +301,6 @@ def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
 
 def assert_table(limit: int | None, workers: int, timeout: float) -> None:
     """Before/after for assert blocks: python3 per test, the judge, lifted asserts."""
-    from evaluator.api import _assert_source
     from evaluator.lift import lift
 
     print(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge process (before) "
@@ -228,18 +311,18 @@ def assert_table(limit: int | None, workers: int, timeout: float) -> None:
         if not items:
             continue
         asserts = sum(i["tests"]["assert_code"].count("assert ") for i in items) / len(items)
-        liftable = sum(lift(_assert_source(i["tests"]), i["tests"].get("fn_name")) is not None for i in items)
+        liftable = sum(lift(as_tests(i["tests"]).assert_block(), i["tests"].get("fn_name")) is not None for i in items)
         start = time.perf_counter()
-        before = evaluate_many(items, workers=workers, timeout_s=timeout, lift_asserts=False)
+        before = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers, lift_asserts=False)
         t_judge = time.perf_counter() - start
         start = time.perf_counter()
-        after = evaluate_many(items, workers=workers, timeout_s=timeout)
+        after = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers)
         t_lift = time.perf_counter() - start
         start = time.perf_counter()
         with ThreadPoolExecutor(workers) as ex:
             list(ex.map(lambda it: baseline_program(it, timeout), items))
         t_base = time.perf_counter() - start
-        same = sum(a["verdict"] == b["verdict"] for a, b in zip(after, before))
+        same = sum(a.verdict == b.verdict for a, b in zip(after, before))
         print(f"{name:<28}{len(items):>9}{asserts:>9.0f}{liftable:>8}{t_base:>11.1f}{t_judge:>9.1f}{t_lift:>10.1f}"
               f"{t_base / t_judge:>9.2f}{t_base / t_lift:>10.2f}{f'{same}/{len(items)}':>15}")
 
@@ -254,19 +337,19 @@ def main() -> None:
     ap.add_argument("--asserts-only", action="store_true", help="only the assert-block table")
     ap.add_argument("--parts", action="store_true", help="also split a child's overhead into its parts")
     args = ap.parse_args()
-    evaluate_many([{"id": "warm", "code": "pass", "tests": {"kind": "stdin", "cases": [{"input": "", "output": ""}]}}]
-                  * args.workers, workers=args.workers)  # start the fork servers
+    evaluate_many([("warm", "pass", {"kind": "stdin", "cases": [{"input": "", "output": ""}]})] * args.workers,
+                  workers=args.workers)  # start the fork servers
     if args.parts:
-        overhead_parts(args.noop)
+        overhead_parts(max(args.noop, 1000))
     assert_table(args.limit, args.workers, args.timeout)
     if args.asserts_only:
         return
     items = load(args.sets.split(","), args.limit)
     n_prog, n_tests = len(items), sum(test_count(i) for i in items)
 
-    evaluate_many(items[: args.workers], workers=args.workers)  # start the fork servers
+    evaluate_many(_jobs(items[: args.workers]), workers=args.workers)  # start the fork servers
     start = time.perf_counter()
-    ours = evaluate_many(items, workers=args.workers, timeout_s=args.timeout, stop_on_first_failure=False)
+    ours = evaluate_many(_jobs(items), Limits(time_s=args.timeout), workers=args.workers, stop_on_first_failure=False)
     t_ours = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -276,16 +359,16 @@ def main() -> None:
 
     noop_ours, noop_base = noop_latency_ms(args.noop)
     assert_ours, assert_base = assert_latency_ms(args.noop // 2)
-    differ = [(i["id"], r["verdict"], b[0]) for i, r, b in zip(items, ours, base) if r["passed"] != b[0]]
+    differ = [(i["id"], r.verdict.value, b[0]) for i, r, b in zip(items, ours, base) if r.passed != b[0]]
     print(f"{n_prog} programs, {n_tests} tests, {args.workers} workers, sets={args.sets}")
     print(f"{'runner':<26}{'seconds':>9}{'tests/s':>10}{'programs/s':>12}{'noop ms/test':>14}{'accepted':>10}")
     print(f"{'microcoder-eval':<26}{t_ours:>9.1f}{n_tests / t_ours:>10.1f}{n_prog / t_ours:>12.1f}"
-          f"{noop_ours:>14.2f}{sum(r['passed'] for r in ours):>10}")
+          f"{noop_ours:>14.2f}{sum(r.passed for r in ours):>10}")
     print(f"{'fresh python3 per test':<26}{t_base:>9.1f}{n_tests / t_base:>10.1f}{n_prog / t_base:>12.1f}"
           f"{noop_base:>14.2f}{sum(b[0] for b in base):>10}")
     print(f"speedup {t_base / t_ours:.2f}x; pass/fail identical on {n_prog - len(differ)}/{n_prog} programs")
     print(f"assert test, one call: {assert_ours:.2f} ms/test (judge + candidate processes) vs "
-          f"{assert_base:.2f} ms fresh python3; isolation {ours[0].get('isolation') if ours else '?'}")
+          f"{assert_base:.2f} ms fresh python3; isolation {ours[0].isolation if ours else '?'}")
     for d in differ[:15]:
         print("differs:", *d)
 

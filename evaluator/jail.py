@@ -57,6 +57,8 @@ _STATVFS_TO_MS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOE
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
+for _name in ("prctl", "capset", "setns", "unshare", "mount"):  # looked up here, in the fork server:
+    getattr(_libc, _name)  # in each child the lookup costs a few dozen page faults
 
 
 class JailError(OSError):

@@ -29,6 +29,7 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
+_libc.prctl  # looked up here, in the fork server: in each child the lookup costs a few dozen page faults
 
 
 def abi() -> int:

@@ -21,12 +21,10 @@ import fcntl
 import gc
 import json
 import os
-import random
 import select
 import signal
 import socket
 import sys
-import threading
 import time
 
 from evaluator import harness, jail, limits, sandbox, steps
@@ -77,6 +75,7 @@ class ForkServer:
         sandbox.set_subreaper()
         harness.preload()  # before the jail: our own package is not visible inside it
         self.jail = jail.Jail(slot)
+        sandbox.prepare_server()  # after the jail: it reads our environment
         gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
         self.out = out
 
@@ -100,11 +99,7 @@ class ForkServer:
             os.closerange(spare + 1, 1 << 16)
             sandbox.prepare_child()
             self.jail.enter()
-            sandbox.set_limits(**limits)
-            random.seed()
-            sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
-            sys.set_int_max_str_digits(0)  # judges print big integers: lift CPython's 4300 digits
-            threading.stack_size(sandbox.THREAD_STACK_BYTES)
+            sandbox.set_limits(**limits)  # the rest it inherits (sandbox.prepare_server); random reseeds itself
             confined = True
             run()
         except BaseException as exc:  # noqa: BLE001 - never run untrusted code unconfined
@@ -116,17 +111,18 @@ class ForkServer:
         os._exit(1 if confined else sandbox.SETUP_FAILED)
 
     def run_case(self, req: dict, fds: dict[str, int]) -> dict:
-        timeout = float(req.get("timeout_s") or 6.0)
+        timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.api._request)
         kind = req["kind"]
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
         cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
-        out_cap = int(req.get("output_mb") or 64) << 20
-        mem = max(int(req.get("memory_mb") or 2048) << 20, sandbox.vm_size_bytes() + (256 << 20))
+        out_cap = int(req["output_mb"]) << 20
+        mem = max(int(req["memory_mb"]) << 20, sandbox.vm_size_bytes() + (256 << 20))
         limits = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                   "nproc": int(req.get("nproc") or 256)}
         if "input" in fds:  # a call's arguments: a memfd, as large as they come (a message has a size cap)
             req = {**req, "input": _take_text(fds.pop("input"))}
         workdir = self.jail.begin_case()
+        sandbox.set_home(workdir)
         procs: dict[str, tuple[int, list[int]]] = {}
         ticks = None
         start = time.perf_counter()
