@@ -45,7 +45,11 @@ QUIET_LOGGERS = {"console": {"config": {"log_level": "CRITICAL"}}}  # events sti
 
 
 def _instance() -> dg.DagsterInstance:
-    home = os.environ.setdefault("DAGSTER_HOME", str(Path(data_root()) / "dagster_home") if "://" not in data_root() else str(Path("data/dagster_home").resolve()))
+    """The Dagster instance of ``$DAGSTER_HOME``; unset or empty: ``dagster_home`` under the data root."""
+    if not os.environ.get("DAGSTER_HOME"):  # an empty value would put dagster.yaml in the working directory
+        os.environ["DAGSTER_HOME"] = (str(Path(data_root()) / "dagster_home") if "://" not in data_root()
+                                      else str(Path("data/dagster_home").resolve()))
+    home = os.environ["DAGSTER_HOME"]
     Path(home).mkdir(parents=True, exist_ok=True)
     config = Path(home) / "dagster.yaml"
     if not config.exists():  # the defaults, said once (else every process warns that there is no file)

@@ -218,3 +218,18 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     assert seen["generate"] == 5  # the main job's test-generation sample per source
     assert main(["run", "--generate", "-1"]) == 0 and seen["generate"] is None  # every problem
     assert sample_run_config(8, None, 5)["ops"]["verify_problems"]["config"]["generation"]["sample_per_source"] == 5
+
+
+def test_an_empty_dagster_home_means_the_default(tmp_path, monkeypatch):
+    """``DAGSTER_HOME=`` (set, empty) once wrote dagster.yaml into the working directory and failed."""
+    from assets.cli import _instance
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MICROCODER_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("DAGSTER_HOME", "")
+    instance = _instance()
+    try:
+        assert not (tmp_path / "dagster.yaml").exists()
+        assert (tmp_path / "data" / "dagster_home" / "dagster.yaml").exists()
+    finally:
+        instance.dispose()
