@@ -8,6 +8,7 @@ and checker files go to the worker as memfds over a ``SOCK_SEQPACKET`` socket (s
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -45,10 +47,37 @@ def _memfd(name: str, text: str) -> int:
     return fd
 
 
-class Worker:
-    """One fork-server process; not thread-safe (the pool hands each to one thread at a time)."""
+MAX_SLOTS = 1000  # root mode: sandbox uids SANDBOX_UID_BASE .. + MAX_SLOTS - 1
 
-    def __init__(self, slot: int = 0) -> None:
+
+def claim_slot() -> tuple[int, int]:
+    """A worker slot that no other live worker on this machine holds, and the descriptor whose
+    ``flock`` holds it (released when closed, or when the holding process ends).
+
+    Why machine-wide: a slot is a sandbox uid, and the kernel counts ``RLIMIT_NPROC`` per uid.
+    Two pools (of two sizes, or in two processes: Dagster's step processes, verl's reward
+    workers) numbering their slots from 0 would share uids, so one case's fork bomb could make
+    another program's fork fail."""
+    folder = Path(tempfile.gettempdir()) / f"microcoder-eval-slots-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for slot in range(MAX_SLOTS):
+        fd = os.open(folder / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return slot, fd
+        except BlockingIOError:
+            os.close(fd)
+    raise RuntimeError(f"all {MAX_SLOTS} evaluator worker slots of this machine are taken")
+
+
+class Worker:
+    """One fork-server process; not thread-safe (the pool hands each to one thread at a time).
+    ``slot`` None: a slot no other live worker on this machine holds (:func:`claim_slot`)."""
+
+    def __init__(self, slot: int | None = None) -> None:
+        self._slot_lock: int | None = None
+        if slot is None:
+            slot, self._slot_lock = claim_slot()
         self.slot = slot
         self.proc: subprocess.Popen | None = None
         self.isolation = "unknown"
@@ -152,6 +181,12 @@ class Worker:
                 pass
         self.proc = None
 
+    def release_slot(self) -> None:
+        """Give the slot back (after :meth:`close`: a restart keeps its slot until then)."""
+        if self._slot_lock is not None:
+            os.close(self._slot_lock)
+            self._slot_lock = None
+
 
 class WorkerPool:
     """A fixed set of workers, lent out one per thread."""
@@ -165,7 +200,7 @@ class WorkerPool:
     def _grow(self) -> None:
         with self._lock:
             if len(self._all) < self.size:
-                w = Worker(len(self._all))
+                w = Worker()
                 self._all.append(w)
                 self._free.put(w)
 
@@ -193,6 +228,7 @@ class WorkerPool:
     def close(self) -> None:
         for w in self._all:
             w.close()
+            w.release_slot()
         self._all.clear()
 
 
