@@ -17,11 +17,10 @@ import sys
 from typing import Iterator
 
 from evaluator import __version__
-from evaluator.api import evaluate_many, isolation_level
+from evaluator.api import Job, evaluate_many, isolation_level
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Result, Tests, Verdict
 
 CHUNK = 256
-Job = tuple[object, str, Tests]
 
 
 def _jobs(path: str) -> Iterator[Job | Result]:

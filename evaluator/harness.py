@@ -138,7 +138,7 @@ def _flush_stdio() -> int:
     try:
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - EFBIG past the output cap, closed fd, ...
-        status = 1 if isinstance(exc, OSError) and getattr(exc, "errno", None) == errno.EFBIG else 0
+        status = 1 if exit_status_of(exc) == EXIT_OUTPUT_LIMIT else 0
     try:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001

@@ -120,9 +120,9 @@ class Tests:
         if self.kind not in TEST_KINDS:
             raise ValueError(f"unknown test kind {self.kind!r}; expected one of {TEST_KINDS}")
         self.cases = [c if isinstance(c, TestCase) else TestCase(**c) for c in self.cases or []]
-        self.checker = parse_checker(self.checker)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        """A checker given as text (the stored form, a Process rule's) is parsed as it is set, in __init__ too."""
         object.__setattr__(self, name, parse_checker(value) if name == "checker" else value)
 
     @property

@@ -19,9 +19,7 @@ import json
 import re
 from dataclasses import asdict
 
-from training.verl_ext.config import TrainingConfig, algorithm_for
-
-A, R, REF = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.ref"
+from training.verl_ext.config import REF, A, R, TrainingConfig, algorithm_for
 
 
 def paper_scale(
