@@ -15,6 +15,7 @@ from assets.io import ParquetIOManagerFactory
 from assets.resources import SamplerResource, TranslationResource
 from assets.settings import check_data_root, from_env
 from assets.training import definitions as training
+from assets.training.pipes import pipes_subprocess_client
 from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import PROJECT_ROOT
 from pipeline.sources.discovery import configured_specs
@@ -32,7 +33,7 @@ def build_defs() -> dg.Definitions:
         "sampler": from_env(SamplerResource, "sampler"),
         "training_environment": from_env(TrainingEnvironment, "training_environment"),
         "ray_cluster": from_env(RayClusterResource, "ray_cluster"),
-        "pipes_subprocess_client": dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT)),
+        "pipes_subprocess_client": pipes_subprocess_client(cwd=str(PROJECT_ROOT)),
     })
     return dg.Definitions.merge(ingest.build_defs(), dataset.build_defs(), training.build_defs(), resources)
 

@@ -21,7 +21,11 @@ pytestmark = [
     pytest.mark.train,
     pytest.mark.skipif(not TRAIN_PY.exists(), reason="run scripts/setup-train.sh"),
 ]
-MAX_LEN, RHO, SEED = 32, 0.7, 3
+# The paper's rho; the mask's draws are a pure function of (seed, step, problem, sample index), and
+# under seed 14 they fall below rho for 15 of the 16 samples, so a masked sample with a signal
+# (incorrect, in a group the parity reward splits) is near certain however the CPU rollout samples
+# (under seed 3, 8 of 16, and a CI run drew none with a signal: the check below failed).
+MAX_LEN, RHO, SEED = 32, 0.7, 14
 
 
 @pytest.fixture(scope="module")
