@@ -12,7 +12,7 @@ import dagster as dg
 from assets.dataset import definitions as dataset
 from assets.ingest import definitions as ingest
 from assets.io import ParquetIOManagerFactory
-from assets.resources import SamplerResource, TranslationResource
+from assets.resources import EvaluatorResource, SamplerResource, TranslationResource
 from assets.settings import check_data_root, from_env
 from assets.training import definitions as training
 from assets.training.pipes import pipes_subprocess_client
@@ -31,6 +31,7 @@ def build_defs() -> dg.Definitions:
         "io_manager": from_env(ParquetIOManagerFactory, "io_manager"),
         "translation": from_env(TranslationResource, "translation"),
         "sampler": from_env(SamplerResource, "sampler"),
+        "evaluator": from_env(EvaluatorResource, "evaluator"),
         "training_environment": from_env(TrainingEnvironment, "training_environment"),
         "ray_cluster": from_env(RayClusterResource, "ray_cluster"),
         "pipes_subprocess_client": pipes_subprocess_client(cwd=str(PROJECT_ROOT)),

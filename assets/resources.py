@@ -72,3 +72,33 @@ class TranslationResource(dg.ConfigurableResource):
 
         # Lazy: most partitions are all English and never pay for loading the model.
         return SamplerTranslator(LazySampler(sampler.make_sampler), max_tokens=self.max_tokens)
+
+
+class EvaluatorResource(dg.ConfigurableResource):
+    """Where candidate programs run (Verify, test generation, known-wrong runs, difficulty judging):
+    this machine's sandbox pool, or with ``ray_address`` the evaluator actors of a Ray cluster
+    (:mod:`evaluator.ray_backend`). ``MICROCODER_EVALUATOR_RAY_ADDRESS`` also reaches the training
+    job, where the reward judges on the same actors."""
+
+    ray_address: str = ""  # "auto", "ray://head:10001" or "head:6379"; empty: this machine
+    cores_per_actor: int = Field(default=0, ge=0)  # 0: one actor per node with all its CPUs
+    batch_size: int = Field(default=8, ge=1)  # jobs per dispatch (two batches in flight per actor)
+    max_retries: int = Field(default=2, ge=0)  # reruns of a job whose actor or node died
+    ship_checkout: bool = False  # send this checkout to the cluster as the job's working_dir
+
+    @property
+    def backend(self) -> str:
+        return f"ray ({self.ray_address})" if self.ray_address else "local"
+
+    def evaluate_many(self) -> Any:
+        """:func:`evaluator.evaluate_many`, or the cluster's with the same shape."""
+        if not self.ray_address:
+            from evaluator import evaluate_many
+
+            return evaluate_many
+        from evaluator.ray_backend import RayEvaluator
+        from pipeline.paths import PROJECT_ROOT
+
+        return RayEvaluator(self.ray_address, cores_per_actor=self.cores_per_actor or None, batch_size=self.batch_size,
+                            max_retries=self.max_retries,
+                            working_dir=str(PROJECT_ROOT) if self.ship_checkout else None).evaluate_many

@@ -1,6 +1,7 @@
 """Evaluator throughput vs. a fresh ``python3`` per test (DeepCoder's stdin path), same run.
 
     .venv/bin/python benchmarks/bench_evaluator.py [--sets humaneval,mbpp,leetcode,taco] [--limit N] [--workers N]
+    .venv/bin/python benchmarks/bench_evaluator.py --backend ray [--ray-address HOST:PORT] [--batch-size N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
@@ -14,6 +15,9 @@ The overhead table splits one sandboxed child's cost into its parts (``--parts``
 PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
 reset), before and after process state moved into the fork server, in the same run, and what
 namespaces made once per worker slot would cost instead.
+``--backend ray`` compares the local pool with the Ray backend (one actor on a one-node cluster of
+this machine, or an existing cluster) on the same jobs: executions/s, and the dispatch cost per
+program, which must stay small next to a program's sandboxed run.
 """
 
 from __future__ import annotations
@@ -327,6 +331,43 @@ def assert_table(limit: int | None, workers: int, timeout: float) -> None:
               f"{t_base / t_judge:>9.2f}{t_base / t_lift:>10.2f}{f'{same}/{len(items)}':>15}")
 
 
+def ray_table(items: list[dict], workers: int, timeout: float, address: str | None, batch_size: int,
+              rounds: int = 2) -> None:
+    """The local pool vs the Ray backend (:mod:`evaluator.ray_backend`) on the same jobs, alternated
+    ``rounds`` times (best of each): the difference per program is what dispatch through Ray costs."""
+    import ray
+
+    from evaluator.ray_backend import RayEvaluator
+
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:  # a one-node cluster of this machine: one actor with ``workers`` slots
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    backend = RayEvaluator(address or "auto", batch_size=batch_size)
+    jobs, limits = _jobs(items), Limits(time_s=timeout)
+    n_prog, n_tests = len(items), sum(test_count(i) for i in items)
+    backend.evaluate_many(jobs[: 4 * workers], limits)  # start the actors and their fork servers
+    evaluate_many(jobs[: 4 * workers], limits, workers=workers)
+    best: dict[str, float] = {}
+    verdicts: dict[str, list] = {}
+    for _ in range(rounds):
+        for name, run in (("local pool", lambda: evaluate_many(jobs, limits, workers=workers, stop_on_first_failure=False)),
+                          ("ray backend", lambda: backend.evaluate_many(jobs, limits, stop_on_first_failure=False))):
+            start = time.perf_counter()
+            verdicts[name] = [r.verdict for r in run()]
+            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+    slots = sum(a.slots for a in backend.actors())
+    print(f"\n{n_prog} programs, {n_tests} tests; local pool {workers} workers vs Ray: "
+          f"{len(backend.actors())} actors, {slots} slots, batches of {batch_size} (best of {rounds})")
+    print(f"{'runner':<14}{'seconds':>9}{'executions/s':>14}{'programs/s':>12}{'ms/program vs local':>21}")
+    for name, took in best.items():
+        extra = (took - best["local pool"]) * 1000 / n_prog
+        print(f"{name:<14}{took:>9.2f}{n_tests / took:>14.1f}{n_prog / took:>12.1f}{extra:>21.2f}")
+    same = sum(a == b for a, b in zip(verdicts["local pool"], verdicts["ray backend"]))
+    print(f"same verdicts {same}/{n_prog}; jobs by node {dict(backend.jobs_by_node)}")
+    ray.shutdown()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="humaneval,mbpp,leetcode,taco")
@@ -336,7 +377,14 @@ def main() -> None:
     ap.add_argument("--noop", type=int, default=200, help="empty-program tests for the overhead row")
     ap.add_argument("--asserts-only", action="store_true", help="only the assert-block table")
     ap.add_argument("--parts", action="store_true", help="also split a child's overhead into its parts")
+    ap.add_argument("--backend", choices=("local", "ray"), default="local",
+                    help="ray: only the local pool vs the Ray backend table")
+    ap.add_argument("--ray-address", default=None, help="an existing cluster (default: a one-node cluster here)")
+    ap.add_argument("--batch-size", type=int, default=8, help="Ray backend: jobs per dispatch")
     args = ap.parse_args()
+    if args.backend == "ray":
+        ray_table(load(args.sets.split(","), args.limit), args.workers, args.timeout, args.ray_address, args.batch_size)
+        return
     evaluate_many([("warm", "pass", {"kind": "stdin", "cases": [{"input": "", "output": ""}]})] * args.workers,
                   workers=args.workers)  # start the fork servers
     if args.parts:

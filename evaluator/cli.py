@@ -83,7 +83,7 @@ LEVEL_PARTS = {
 }
 
 
-def _doctor() -> dict:
+def doctor() -> dict:
     level = isolation_level()
     parts = level.split(":", 1)[-1].split("+")
     explain = {p: LEVEL_PARTS.get(p, "Landlock: allow-listed paths, no TCP, no signals out of the box"
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return _run(args)
     if args.command == "doctor":
-        print(json.dumps(_doctor(), indent=2))
+        print(json.dumps(doctor(), indent=2))
         return 0
     parser.print_help()
     return 2

@@ -6,14 +6,19 @@ Binary reward (the paper's): 1 if the last fenced Python block passes every test
 bounded in wall time (``wall_budget_s``, default :data:`WALL_BUDGET_S`) whatever the program
 does, so one degenerate sample never stalls a training step.
 ``compute_score_batch`` judges a whole batch in parallel for batched reward managers.
+
+Where programs run: this machine's sandbox pool, or, when ``MICROCODER_EVALUATOR_RAY_ADDRESS`` is
+set (``auto`` inside a Ray job), the evaluator's actors on every node of the cluster
+(:mod:`evaluator.ray_backend`); verl's reward workers then only dispatch.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
-from evaluator.api import evaluate, evaluate_many
+from evaluator import api
 from evaluator.model import Limits, Result, Tests, Verdict
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
@@ -30,6 +35,21 @@ def extract_code(response: str) -> str | None:
 
 
 WALL_BUDGET_S = 60.0
+
+
+@functools.cache
+def _cluster() -> Any:
+    """The Ray backend named by the environment (once per process), or None: the local pool."""
+    from evaluator.ray_backend import from_env
+
+    return from_env()
+
+
+def _evaluate_many(jobs: list, limits: Limits, workers: int | None = None, **options: Any) -> list[Result]:
+    cluster = _cluster()
+    if cluster is not None:
+        return cluster.evaluate_many(jobs, limits, **options)
+    return api.evaluate_many(jobs, limits, workers=workers, **options)
 
 
 def _score(result: Result) -> dict:
@@ -86,7 +106,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     tests = _tests(ground_truth)
     if isinstance(tests, Result):
         return _score(tests)
-    return _score(evaluate(code, tests, _limits(kwargs), **_options(kwargs)))
+    if _cluster() is not None:
+        [result] = _evaluate_many([(0, code, tests)], _limits(kwargs), **_options(kwargs))
+        return _score(result)
+    return _score(api.evaluate(code, tests, _limits(kwargs), **_options(kwargs)))
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[Any],
@@ -96,7 +119,7 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
     codes = [extract_code(s) for s in solution_strs]
     tests = [_tests(g) for g in ground_truths]
     jobs = [(i, c, t) for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Tests)]
-    results: dict[int, Result] = {r.key: r for r in evaluate_many(jobs, _limits(kwargs), workers=workers,
-                                                                  **_options(kwargs))}
+    results: dict[int, Result] = {r.key: r for r in _evaluate_many(jobs, _limits(kwargs), workers=workers,
+                                                                   **_options(kwargs))}
     results.update({i: t for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Result)})
     return [_score(results[i]) if i in results else _no_code() for i in range(len(codes))]

@@ -99,9 +99,9 @@ def prompt_for(row: dict[str, Any]) -> list[dict[str, str]]:
     return build_messages(row["statement"], row.get("starter_code"), tests.kind, tests.fn_name)
 
 
-def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: DifficultyConfig) -> list[list[bool]]:
+def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: DifficultyConfig,
+           evaluate_many: Callable[..., list[Any]]) -> list[list[bool]]:
     """Evaluator verdicts for every sample, all problems' samples in one parallel batch."""
-    from evaluator import evaluate_many
     from evaluator.model import Limits
     from evaluator.reward import extract_code
 
@@ -124,8 +124,12 @@ def score_problems(
     config: DifficultyConfig,
     cache: ScoreCache | None = None,
     progress: Callable[[str], None] | None = None,
+    evaluate_many: Callable[..., list[Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Scores for the chosen problems (cached ones reused), and run statistics."""
+    """Scores for the chosen problems (cached ones reused), and run statistics. ``evaluate_many``:
+    where the samples are judged (default: this machine's pool; see ``evaluator.ray_backend``)."""
+    if evaluate_many is None:
+        from evaluator import evaluate_many
     chosen = sorted(rows, key=lambda r: r["problem_id"])
     if config.sample_size is not None:
         chosen = chosen[: config.sample_size]
@@ -146,7 +150,7 @@ def score_problems(
             max_tokens=config.max_tokens, seed=config.seed,
         )
         t1 = time.monotonic()
-        passed = _judge(batch, completions, config)
+        passed = _judge(batch, completions, config, evaluate_many)
         t2 = time.monotonic()
         fresh = []
         for row, samples, verdicts in zip(batch, completions, passed):

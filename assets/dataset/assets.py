@@ -9,7 +9,7 @@ from assets.config import run_config_for, to_dataclass
 from assets.dataset.checks import FILTER_CHECKS, VERIFY_CHECKS, filter_checks, specs, verify_checks
 from assets.io import Rows, all_rows
 from assets.metadata import difficulty_metadata, length_metadata, rejects_metadata, source_mix_metadata, table_metadata
-from assets.resources import SamplerResource
+from assets.resources import EvaluatorResource, SamplerResource
 from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
 from pipeline.filter import FilterConfig, default_benchmarks, filter_rows
 from pipeline.paths import data_root
@@ -66,17 +66,18 @@ def filter_problems(context: dg.AssetExecutionContext, config: FilterRunConfig, 
     group_name=GROUP,
 )
 def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, sampler: SamplerResource,
-                    filtered_problems: Rows):
+                    evaluator: EvaluatorResource, filtered_problems: Rows):
     settings = to_dataclass(VerifyConfig, config)
+    run = evaluator.evaluate_many()
     if settings.generation.model_inputs:  # the model writes input generators: start it only then
         with sampler.make_sampler() as model:
-            result = verify_rows(filtered_problems, settings, sampler=model, progress=context.log.info)
+            result = verify_rows(filtered_problems, settings, evaluate_many=run, sampler=model, progress=context.log.info)
     else:
-        result = verify_rows(filtered_problems, settings, progress=context.log.info)
+        result = verify_rows(filtered_problems, settings, evaluate_many=run, progress=context.log.info)
     strength = strength_by_source(result.kept, result.rejects)
     funnel = funnel_by_source(result.kept, result.rejects)
     yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_problems", metadata={
-        **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats),
+        **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats), "evaluator": evaluator.backend,
         "verify_funnel_by_source": dg.MetadataValue.md(funnel_markdown(funnel)),
         "verify_funnel_by_source_json": dg.MetadataValue.json(funnel),
         "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),
@@ -87,17 +88,19 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
 
 
 @dg.asset(group_name=GROUP, automation_condition=EAGER, description="Pass rate of k model samples per verified problem (cached per model/k/T/prompt).")
-def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunConfig, sampler: SamplerResource, verified_problems: Rows):
+def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunConfig, sampler: SamplerResource,
+                      evaluator: EvaluatorResource, verified_problems: Rows):
     settings = to_dataclass(DifficultyConfig, config)
     cache = ScoreCache(f"{data_root()}/cache/difficulty_scores.parquet")
     started = time.monotonic()
     with sampler.make_sampler() as model:
         startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
-        scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info)
+        scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info,
+                                       evaluate_many=evaluator.evaluate_many())
     context.add_output_metadata({
         **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
         "stats": dg.MetadataValue.json(stats),
-        "backend": sampler.backend, "model": model.model_id, "startup_s": startup_s,
+        "backend": sampler.backend, "evaluator": evaluator.backend, "model": model.model_id, "startup_s": startup_s,
         "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
     })
     return rows_to_table(scores, SCORE_SCHEMA)

@@ -35,7 +35,8 @@ class RayClusterResource(dg.ConfigurableResource):
     entrypoint_num_cpus: float = Field(default=1, ge=0)
     # names of environment variables the job gets from here (storage credentials, endpoints)
     forward_env: str = ("AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_SESSION_TOKEN,AWS_DEFAULT_REGION,"
-                        "AWS_ENDPOINT_URL,GOOGLE_APPLICATION_CREDENTIALS,HF_ENDPOINT,HF_TOKEN,MICROCODER_TRAIN_SCRATCH")
+                        "AWS_ENDPOINT_URL,GOOGLE_APPLICATION_CREDENTIALS,HF_ENDPOINT,HF_TOKEN,MICROCODER_TRAIN_SCRATCH,"
+                        "MICROCODER_EVALUATOR_RAY_ADDRESS")  # the reward judges on the cluster's evaluator actors
     poll_interval_s: float = Field(default=2, gt=0)
     auth_token: str = ""  # the cluster's token (Ray's token authentication); empty: none sent
 

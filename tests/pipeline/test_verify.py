@@ -122,7 +122,7 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     import dagster as dg
 
     from assets.dataset.assets import verify_problems
-    from assets.resources import SamplerResource
+    from assets.resources import EvaluatorResource, SamplerResource
     from pipeline.schema import PROCESSED_SCHEMA, rows_from_table, rows_to_table
 
     @dg.asset(name="filtered_problems")
@@ -130,7 +130,8 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
         return rows_from_table(rows_to_table(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA))
 
     result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"],
-                                      resources={"sampler": SamplerResource()})  # loaded only for model-written inputs
+                                      resources={"sampler": SamplerResource(),  # loaded only for model-written inputs
+                                                 "evaluator": EvaluatorResource()})
     assert result.success
     (materialization,) = [m for m in result.asset_materializations_for_node("verify_problems") if m.asset_key.path[-1] == "verified_problems"]
     summary = materialization.metadata["test_strength_by_source_json"].value["kodcode"]

@@ -1,0 +1,250 @@
+"""The evaluator across a Ray cluster: one actor per node (or per ``cores_per_actor`` cores), each
+holding the machine's own fork-server pool with every wall of the local one. The actors are
+named, so the processes of one job that judge (a Dagster step, verl's reward workers) share them.
+
+:meth:`RayEvaluator.evaluate_many` has :func:`evaluator.api.evaluate_many`'s shape, so Verify, test
+generation, difficulty and the reward take either. Jobs go out in small batches to whichever actor
+has free slots (at most ``2 x slots`` jobs in flight per actor: one round running, one queued), so a
+slow program holds its own batch, never the queue. A batch whose actor or node dies runs again on
+another actor, up to ``max_retries`` times per job, then :class:`JobLost` names the job.
+
+Ray is imported here only: the rest of the evaluator stays standard library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from evaluator.api import Job, evaluate
+from evaluator.model import Limits, Result, Verdict, as_tests
+
+log = logging.getLogger(__name__)
+
+ADDRESS_ENV = "MICROCODER_EVALUATOR_RAY_ADDRESS"  # e.g. "auto", "ray://head:10001"; empty: this machine
+# Actors are named per node and size, so every dispatcher of a job (the Dagster step, each of verl's
+# reward workers) shares one pool per node instead of starting its own.
+NAMESPACE = "microcoder-evaluator"
+
+
+class JobLost(RuntimeError):
+    """A job whose actor died ``max_retries + 1`` times: named, with the last error."""
+
+
+class EvaluatorActor:
+    """One node's evaluator: its fork-server pool and the threads that feed it (a Ray actor)."""
+
+    def __init__(self, slots: int) -> None:
+        from evaluator.pool import WorkerPool
+
+        self.slots = slots
+        self.pool = WorkerPool(slots)
+        self.threads = ThreadPoolExecutor(max_workers=slots)
+
+    def info(self) -> dict[str, Any]:
+        import ray
+
+        return {"node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address(),
+                "pid": os.getpid(), "slots": self.slots, "isolation": self.pool.isolation}
+
+    def doctor(self) -> dict[str, Any]:
+        """``microcoder-eval doctor`` as this actor sees it (isolation inside the actor)."""
+        from evaluator.cli import doctor
+
+        return {**doctor(), **self.info()}
+
+    def evaluate(self, batch: list[tuple[int, str, Any]], limits: Limits, options: dict[str, Any]) -> list[Result]:
+        """Judge ``(index, code, tests)`` jobs on this node. A job's wall budget counts from when
+        its batch arrived, so time queued here is spent from it, as in the local pool."""
+        arrived = time.monotonic()
+
+        def one(job: tuple[int, str, Any]) -> Result:
+            index, code, tests = job
+            lim = limits
+            if limits.wall_budget_s is not None:
+                left = float(limits.wall_budget_s) - (time.monotonic() - arrived)
+                if left <= 0:
+                    return Result.failed(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out",
+                                         key=index, isolation=self.pool.isolation)
+                lim = dataclasses.replace(limits, wall_budget_s=left)
+            try:
+                res = evaluate(code, tests, lim, pool=self.pool, **options)
+            except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
+                res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300])
+            res.key = index
+            return res
+
+        return list(self.threads.map(one, batch))
+
+
+@dataclasses.dataclass
+class _Actor:
+    handle: Any
+    node_id: str
+    slots: int
+    in_flight: int = 0  # jobs sent and not yet returned
+
+
+class RayEvaluator:
+    """``evaluate_many`` over the actors of a Ray cluster (see the module's docstring).
+
+    ``address``: what ``ray.init`` takes (``"auto"``, ``"ray://head:10001"``, ``"127.0.0.1:6379"``);
+    ignored when this process is already connected (inside a Ray job or task).
+    ``cores_per_actor``: slots per actor (None: one actor per node with all its CPUs). The actors
+    reserve no Ray CPUs: on a training cluster they would otherwise wait behind verl's reservations
+    for ever; they run where there are cores, as the local pool does on its machine.
+    ``working_dir``: ship this checkout to the cluster (nodes that lack the package).
+    """
+
+    def __init__(self, address: str = "auto", *, cores_per_actor: int | None = None, batch_size: int = 8,
+                 max_retries: int = 2, working_dir: str | None = None, start_timeout_s: float = 120.0) -> None:
+        if batch_size < 1 or max_retries < 0:
+            raise ValueError("batch_size must be >= 1 and max_retries >= 0")
+        self.address, self.cores_per_actor, self.batch_size = address, cores_per_actor, batch_size
+        self.max_retries, self.working_dir, self.start_timeout_s = max_retries, working_dir, start_timeout_s
+        self._actors: dict[str, list[_Actor]] = {}  # node id -> its actors
+        self.jobs_by_node: Counter[str] = Counter()  # jobs judged, by the node that judged them
+        self.requeued = 0  # jobs sent again after their actor died
+        # verl's reward manager calls compute_score from many threads at once: the actors and their
+        # counts change under this lock only (waiting on results happens outside it)
+        self._lock = threading.RLock()
+
+    # -- the actors -------------------------------------------------------------------------
+    def _connect(self) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            runtime_env = {"working_dir": self.working_dir, "excludes": [".git", ".venv*", "*.parquet"]} \
+                if self.working_dir else None
+            ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False)
+
+    def actors(self) -> list[_Actor]:
+        """The live actors, starting one (or ``cpus // cores_per_actor``) on each alive node that has none."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        with self._lock:
+            return self._start_actors(ray, NodeAffinitySchedulingStrategy)
+
+    def _start_actors(self, ray: Any, affinity: Any) -> list[_Actor]:
+        self._connect()
+        remote = ray.remote(EvaluatorActor)
+        alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive") and n["Resources"].get("CPU", 0) >= 1}
+        for gone in set(self._actors) - set(alive):
+            self._actors.pop(gone)
+        started = []
+        for node_id, node in alive.items():
+            if node_id in self._actors:
+                continue
+            cpus = int(node["Resources"]["CPU"])
+            per = max(1, min(cpus, self.cores_per_actor or cpus))
+            handles = [remote.options(name=f"evaluator-{node_id[:12]}-{per}-{i}", namespace=NAMESPACE,
+                                      get_if_exists=True, num_cpus=0, max_concurrency=4 * per + 4, max_restarts=0,
+                                      scheduling_strategy=affinity(node_id, soft=False)
+                                      ).remote(per) for i in range(max(1, cpus // per))]
+            self._actors[node_id] = [_Actor(h, node_id, per) for h in handles]
+            started += [(node_id, h) for h in handles]
+        for node_id, handle in started:  # an actor that cannot start (no free CPUs there) is dropped
+            try:
+                ray.get(handle.info.remote(), timeout=self.start_timeout_s)
+            except Exception as exc:  # noqa: BLE001 - the other nodes carry on
+                log.warning("evaluator actor on node %s did not start: %r", node_id, exc)
+                self._drop(node_id, handle)
+        return [a for group in self._actors.values() for a in group]
+
+    def _drop(self, node_id: str, handle: Any) -> None:
+        group = [a for a in self._actors.get(node_id, []) if a.handle is not handle]
+        if group:
+            self._actors[node_id] = group
+        else:
+            self._actors.pop(node_id, None)
+
+    def doctor(self) -> list[dict[str, Any]]:
+        """``microcoder-eval doctor`` from inside every actor: the isolation each node gives."""
+        import ray
+
+        return ray.get([a.handle.doctor.remote() for a in self.actors()])
+
+    # -- judging ----------------------------------------------------------------------------
+    def in_flight_cap(self, actor: _Actor) -> int:
+        """Jobs an actor may hold: a round for each slot and one queued behind it, and at least two
+        batches, so the actor never waits on a round trip to start its next job."""
+        return max(2 * actor.slots, 2 * self.batch_size)
+
+    def evaluate_many(self, jobs: Iterable[Job], limits: Limits | None = None, *, workers: int | None = None,
+                      **options: Any) -> list[Result]:
+        """:func:`evaluator.api.evaluate_many` across the cluster: results in input order, each with
+        its job's key. ``workers`` is the local pool's knob; the cluster's size is its actors'."""
+        import ray
+        from ray.exceptions import RayError, RayTaskError
+
+        del workers
+        jobs = list(jobs)
+        limits = limits or Limits()
+        results: list[Result | None] = [None] * len(jobs)
+        todo: deque[int] = deque()
+        for i, (_, _, tests) in enumerate(jobs):  # parsed here, once: a bad record fails alone
+            try:
+                as_tests(tests)
+                todo.append(i)
+            except (TypeError, ValueError) as exc:
+                results[i] = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300],
+                                           key=jobs[i][0])
+        lost = {i: 0 for i in todo}
+        in_flight: dict[Any, tuple[_Actor, list[int]]] = {}
+        actors = self.actors() if todo else []
+        while todo or in_flight:
+            with self._lock:
+                for actor in sorted(actors, key=lambda a: a.in_flight / a.slots):  # the freest first
+                    cap = self.in_flight_cap(actor)
+                    while todo and actor.in_flight < cap:
+                        size = min(self.batch_size, cap - actor.in_flight, len(todo))
+                        batch = [todo.popleft() for _ in range(size)]
+                        wire = [(i, jobs[i][1], as_tests(jobs[i][2])) for i in batch]
+                        in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
+                        actor.in_flight += len(batch)
+            if not in_flight:
+                raise JobLost(f"no evaluator actor is alive; {len(todo)} jobs left, first {jobs[todo[0]][0]!r}")
+            [ref], _ = ray.wait(list(in_flight), num_returns=1)
+            actor, batch = in_flight.pop(ref)
+            with self._lock:
+                actor.in_flight -= len(batch)
+            try:
+                out = ray.get(ref)
+            except RayTaskError:
+                raise  # the evaluator itself failed: a bug to see, not a node to route around
+            except RayError as exc:  # the actor or its node died: its jobs run again elsewhere
+                with self._lock:
+                    self._drop(actor.node_id, actor.handle)
+                    self.requeued += len(batch)
+                for i in batch:
+                    lost[i] += 1
+                    if lost[i] > self.max_retries:
+                        raise JobLost(f"job {jobs[i][0]!r} was lost with its actor {lost[i]} times: {exc}") from exc
+                todo.extendleft(reversed(batch))
+                log.warning("evaluator actor on node %s died (%s); %d jobs go to another", actor.node_id,
+                            type(exc).__name__, len(batch))
+                actors = self.actors()
+                continue
+            with self._lock:
+                self.jobs_by_node[actor.node_id] += len(out)
+            for res in out:
+                index = res.key
+                res.key = jobs[index][0]
+                results[index] = res
+        assert all(r is not None for r in results)
+        return results  # type: ignore[return-value]
+
+
+def from_env() -> RayEvaluator | None:
+    """The cluster named by ``MICROCODER_EVALUATOR_RAY_ADDRESS`` (``auto`` inside a Ray job), or None:
+    this machine's pool."""
+    address = os.environ.get(ADDRESS_ENV, "").strip()
+    return RayEvaluator(address) if address else None

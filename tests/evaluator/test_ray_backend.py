@@ -1,0 +1,226 @@
+"""The evaluator on a real two-node Ray cluster on this machine: ``ray start --head`` and a second
+node on another loopback address, each with one CPU (one evaluator actor each)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from evaluator import Limits, evaluate_many, isolation_level  # noqa: E402
+from evaluator.ray_backend import JobLost, RayEvaluator  # noqa: E402
+
+RAY = Path(sys.executable).with_name("ray")
+SECOND_IP = "127.0.0.2"
+pytestmark = pytest.mark.timeout(600)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pids_under(marker: str) -> list[int]:
+    """Processes whose command line names ``marker`` (this cluster's temp dir, or a node's address)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmd and int(entry) != os.getpid():
+                out.append(int(entry))
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    temp = tempfile.mkdtemp(prefix="mc-ray-", dir="/tmp")  # short: Ray's sockets live under it
+    port = _free_port()
+    # No token authentication (a token left in ~/.ray by another cluster would otherwise split the nodes);
+    # node deaths noticed within ~1.5 s.
+    settings = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
+                "RAY_health_check_failure_threshold": "3", "RAY_USAGE_STATS_ENABLED": "0"}
+    saved = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
+    env = dict(os.environ)
+    common = ["--num-cpus=1", "--disable-usage-stats", f"--temp-dir={temp}"]
+    try:
+        subprocess.run([str(RAY), "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
+                       check=True, env=env, capture_output=True, timeout=120)
+        subprocess.run([str(RAY), "start", f"--address=127.0.0.1:{port}", f"--node-ip-address={SECOND_IP}", *common],
+                       check=True, env=env, capture_output=True, timeout=120)
+        ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
+        yield {"address": f"127.0.0.1:{port}", "temp": temp}
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        for pid in _pids_under(temp):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _labelled_sample(shared_data: Path, n: int) -> list[tuple[str, str, dict]]:
+    """Every 140th labelled program (both labels, every set) with its base tests, ``n`` at most."""
+    jobs = []
+    with gzip.open(shared_data / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i % 140 == 0:
+                rec = json.loads(line)
+                jobs.append((rec["id"], rec["code"], rec["tests_base"]))
+    return jobs[:n]
+
+
+def test_work_lands_on_both_nodes_with_the_local_verdicts(cluster, shared_data):
+    from benchmarks.eval_sets import jobs as set_jobs
+    from benchmarks.eval_sets import load
+
+    jobs = _labelled_sample(shared_data, 40) + set_jobs(load(["mbpp"])[:15]) + set_jobs(load(["taco"])[:15])
+    limits = Limits(time_s=6)
+    backend = RayEvaluator(cluster["address"], batch_size=2)
+    remote = backend.evaluate_many(jobs, limits)
+    local = evaluate_many(jobs, limits, workers=2)
+    assert [r.key for r in remote] == [key for key, _, _ in jobs]
+    assert [(r.key, r.verdict) for r in remote] == [(r.key, r.verdict) for r in local]
+    assert len({r.verdict for r in remote}) >= 2  # passes and failures both
+    nodes = {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]}
+    assert len(backend.jobs_by_node) == 2 and set(backend.jobs_by_node) == set(nodes)
+    assert sum(backend.jobs_by_node.values()) == len(jobs) and min(backend.jobs_by_node.values()) >= 5
+
+
+def test_isolation_inside_each_actor_is_reported(cluster):
+    backend = RayEvaluator(cluster["address"])
+    reports = backend.doctor()
+    assert sorted(r["ip"] for r in reports)[0] == SECOND_IP or SECOND_IP in {r["ip"] for r in reports}
+    assert len(reports) == 2
+    for report in reports:  # the walls an actor's children get are this machine's
+        assert report["isolation"] == isolation_level() and not report["degraded"], report
+    [res] = backend.evaluate_many([("k", "print(input())", {"kind": "stdin", "cases": [{"input": "1", "output": "1"}]})])
+    assert res.passed and res.isolation == isolation_level()
+
+
+def test_a_bad_record_fails_alone(cluster):
+    backend = RayEvaluator(cluster["address"])
+    res = backend.evaluate_many([("bad", "print(1)", {"kind": "nonsense"}),
+                                 ("good", "print(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]})])
+    assert [(r.key, r.verdict.value) for r in res] == [("bad", "internal_error"), ("good", "accepted")]
+
+
+def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data):
+    """The real ``verify_problems`` asset with ``MICROCODER_EVALUATOR_RAY_ADDRESS``'s resource:
+    references, generated tests and known-wrong programs judged on the actors, the same rows and
+    strengths as this machine's pool gives."""
+    import dagster as dg
+
+    from assets.dataset.assets import verify_problems
+    from assets.resources import EvaluatorResource, SamplerResource
+    from assets.settings import from_env
+    from pipeline.process import process_rows
+    from pipeline.schema import PROCESSED_SCHEMA, rows_from_table, rows_to_table
+    from pipeline.sources import collect, default_specs
+    from pipeline.verify import VerifyConfig, verify_rows
+
+    rows = [r for r in process_rows(collect(default_specs()["kodcode"]).kept).kept if r["incorrect_solutions"]][:3]
+
+    @dg.asset(name="filtered_problems")
+    def filtered():
+        return rows_from_table(rows_to_table(rows, PROCESSED_SCHEMA))
+
+    resource = from_env(EvaluatorResource, "evaluator", {"MICROCODER_EVALUATOR_RAY_ADDRESS": cluster["address"]})
+    result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems",
+                                      "verify_rejects"], resources={"sampler": SamplerResource(), "evaluator": resource})
+    assert result.success
+    (event,) = [m for m in result.asset_materializations_for_node("verify_problems")
+                if m.asset_key.path[-1] == "verified_problems"]
+    assert event.metadata["evaluator"].value == f"ray ({cluster['address']})"
+    on_cluster = result.output_for_node("verify_problems", "verified_problems")
+    local = verify_rows(rows, VerifyConfig()).kept
+
+    def summary(kept):
+        # generation's case count may differ (its wall-time budgets); what it is judged by may not
+        return sorted((r["problem_id"], r["incorrect_run"], r["test_strength"]) for r in kept)
+
+    assert summary(rows_from_table(on_cluster)) == summary(local)
+
+
+def test_the_reward_judges_on_the_cluster_when_configured(cluster, monkeypatch):
+    """verl's reward (``compute_score`` and the batched one) with ``MICROCODER_EVALUATOR_RAY_ADDRESS``:
+    the same scores, judged by the actors."""
+    from evaluator import reward
+
+    good, bad = "```python\nprint(int(input()) + 1)\n```", "```python\nprint(0)\n```"
+    truth = json.dumps({"kind": "stdin", "cases": [{"input": "1", "output": "2"}, {"input": "5", "output": "6"}]})
+    local = [reward.compute_score("x", s, truth) for s in (good, bad)]
+    monkeypatch.setenv("MICROCODER_EVALUATOR_RAY_ADDRESS", cluster["address"])
+    reward._cluster.cache_clear()
+    try:
+        single = [reward.compute_score("x", s, truth) for s in (good, bad)]
+        batch = reward.compute_score_batch(["x"] * 3, [good, bad, "no code"], [truth] * 3)
+        judged = sum(reward._cluster().jobs_by_node.values())
+    finally:
+        reward._cluster.cache_clear()
+    keys = ("score", "acc", "test_pass_fraction", "verdict")
+    assert [[r[k] for k in keys] for r in single] == [[r[k] for k in keys] for r in local] == \
+        [[r[k] for k in keys] for r in batch[:2]]
+    assert batch[2]["verdict"] == "no_code" and judged == 4
+
+
+def test_a_job_lost_past_its_retries_is_named(cluster):
+    """max_retries=0: the first actor death is final, and the error names a job of the lost batch."""
+    backend = RayEvaluator(cluster["address"], batch_size=1, max_retries=0)
+    actors = backend.actors()
+    slow = "import time\ntime.sleep(5)\n"
+    jobs = [(f"slow{i}", slow, {"kind": "stdin", "cases": [{"input": "", "output": ""}]}) for i in range(4)]
+    threading.Timer(1.5, lambda: [ray.kill(a.handle) for a in actors]).start()
+    with pytest.raises(JobLost, match=r"job 'slow\d' was lost with its actor 1 times"):
+        backend.evaluate_many(jobs, Limits(time_s=6))
+
+
+def test_killing_the_second_nodes_raylet_mid_batch_loses_no_job(cluster):
+    """Sleeping programs keep both actors busy; the second node's raylet is killed once results
+    start to come back. Every job still gets its verdict (its batch ran again on the head node)."""
+    sleeper = "import time\ntime.sleep(0.4)\nprint(int(input()) * 2)\n"
+    jobs = [(f"job{i}", sleeper if i % 5 else "print(0)",
+             {"kind": "stdin", "cases": [{"input": str(i), "output": str(2 * i)}]}) for i in range(24)]
+    backend = RayEvaluator(cluster["address"], batch_size=1)
+    backend.actors()
+    second = [n["NodeID"] for n in ray.nodes() if n["Alive"] and n["NodeManagerAddress"] == SECOND_IP]
+
+    def kill_second_node() -> None:
+        deadline = time.monotonic() + 60
+        while backend.jobs_by_node[second[0]] < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in _pids_under(f"--node_ip_address={SECOND_IP}"):
+            if "raylet" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[0]:
+                os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_second_node, daemon=True)
+    killer.start()
+    results = backend.evaluate_many(jobs, Limits(time_s=6))
+    killer.join(timeout=60)
+    assert [r.key for r in results] == [k for k, _, _ in jobs]
+    assert [r.passed for r in results] == [i % 5 != 0 or i == 0 for i in range(24)]
+    assert backend.requeued >= 1  # the batch in flight on the dead node ran again
+    assert len(backend.actors()) == 1  # the dead node gets no new actor
