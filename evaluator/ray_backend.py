@@ -60,16 +60,18 @@ class EvaluatorActor:
 
         return {**doctor(), **self.info()}
 
-    def evaluate(self, batch: list[tuple[int, str, Any]], limits: Limits, options: dict[str, Any]) -> list[Result]:
-        """Judge ``(index, code, tests)`` jobs on this node. A job's wall budget counts from when
-        its batch arrived, so time queued here is spent from it, as in the local pool."""
+    def evaluate(self, batch: list[tuple[int, str, Any, float | None]], limits: Limits,
+                 options: dict[str, Any]) -> list[Result]:
+        """Judge ``(index, code, tests, budget_left_s)`` jobs on this node. ``budget_left_s`` is
+        what the dispatcher had left of the job's wall budget when it sent the batch; time queued
+        here is spent from it too, as in the local pool."""
         arrived = time.monotonic()
 
-        def one(job: tuple[int, str, Any]) -> Result:
-            index, code, tests = job
+        def one(job: tuple[int, str, Any, float | None]) -> Result:
+            index, code, tests, budget = job
             lim = limits
-            if limits.wall_budget_s is not None:
-                left = float(limits.wall_budget_s) - (time.monotonic() - arrived)
+            if budget is not None:
+                left = budget - (time.monotonic() - arrived)
                 if left <= 0:
                     return Result.failed(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out",
                                          key=index, isolation=self.pool.isolation)
@@ -198,6 +200,11 @@ class RayEvaluator:
                 results[i] = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300],
                                            key=jobs[i][0])
         lost = {i: 0 for i in todo}
+        started = time.monotonic()
+
+        def budget_left() -> float | None:  # the wall budget counts from this call, as compute_score's
+            return None if limits.wall_budget_s is None else float(limits.wall_budget_s) - (time.monotonic() - started)
+
         in_flight: dict[Any, tuple[_Actor, list[int]]] = {}
         actors = self.actors() if todo else []
         while todo or in_flight:
@@ -207,7 +214,7 @@ class RayEvaluator:
                     while todo and actor.in_flight < cap:
                         size = min(self.batch_size, cap - actor.in_flight, len(todo))
                         batch = [todo.popleft() for _ in range(size)]
-                        wire = [(i, jobs[i][1], as_tests(jobs[i][2])) for i in batch]
+                        wire = [(i, jobs[i][1], as_tests(jobs[i][2]), budget_left()) for i in batch]
                         in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
                         actor.in_flight += len(batch)
             if not in_flight:

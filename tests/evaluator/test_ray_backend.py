@@ -187,6 +187,19 @@ def test_the_reward_judges_on_the_cluster_when_configured(cluster, monkeypatch):
     assert batch[2]["verdict"] == "no_code" and judged == 4
 
 
+def test_the_wall_budget_counts_from_the_call(cluster):
+    """Eight looping programs on two slots with a 2 s wall budget: those queued behind the first
+    round spend their wait from it, so the call returns in about the budget, every job timed out."""
+    backend = RayEvaluator(cluster["address"], batch_size=1)
+    backend.actors()
+    loop = ("loop", "while True:\n    pass\n", {"kind": "stdin", "cases": [{"input": "", "output": ""}]})
+    start = time.monotonic()
+    results = backend.evaluate_many([loop] * 8, Limits(time_s=10, wall_budget_s=2))
+    took = time.monotonic() - start
+    assert [r.verdict.value for r in results] == ["time_limit"] * 8
+    assert took < 3.5, took  # not two rounds of 2 s (the budget counted from when a job was sent)
+
+
 def test_a_job_lost_past_its_retries_is_named(cluster):
     """max_retries=0: the first actor death is final, and the error names a job of the lost batch."""
     backend = RayEvaluator(cluster["address"], batch_size=1, max_retries=0)
