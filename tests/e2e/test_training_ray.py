@@ -80,6 +80,15 @@ class Cluster:
         client = StateApiClient(address=self.address, headers={"Content-Type": "application/json", **self.headers})
         return client.list(StateResource.ACTORS, options=ListApiOptions(filters=filters), raise_on_missing_output=False)
 
+    def actors_of_class(self, class_name: str) -> list:
+        """Every actor of ``class_name`` the cluster has had, alive or dead."""
+        from ray.util.state.api import StateApiClient
+        from ray.util.state.common import ListApiOptions, StateResource
+
+        client = StateApiClient(address=self.address, headers={"Content-Type": "application/json", **self.headers})
+        return client.list(StateResource.ACTORS, options=ListApiOptions(filters=[("class_name", "=", class_name)],
+                                                                      detail=True), raise_on_missing_output=False)
+
     def resource(self):
         from assets.training.resources import RayClusterResource
 
@@ -234,6 +243,9 @@ def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_h
     cluster = ray_head
     root, _ = s3_data
     monkeypatch.setenv("MICROCODER_DATA", root)
+    # forwarded to the job (the ray_cluster resource's forward_env): the reward judges on the
+    # cluster's evaluator actors, started from inside the job
+    monkeypatch.setenv("MICROCODER_EVALUATOR_RAY_ADDRESS", "auto")
     result = defs.resolve_job_def("training_job").execute_in_process(
         run_config=_run_config(cpu_model_path, 2), resources={"ray_cluster": cluster.resource()})
     assert result.success
@@ -258,6 +270,8 @@ def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_h
     assert fs.ls(f"{output}/checkpoints/global_step_2/actor")
     assert [json.loads(line)["step"] for line in fs.cat(f"{output}/metrics.jsonl").decode().splitlines()] == [1, 2]
     assert fs.exists(f"{output}/data/synthetic-train.parquet")  # the demo data: in the run, not the dataset
+    evaluators = cluster.actors_of_class("EvaluatorActor")
+    assert evaluators and {a.ray_namespace for a in evaluators} == {"microcoder-evaluator"}, evaluators
     assert meta["train_log"] == f"{output}/train.log" and b"step:2 - " in fs.cat(meta["train_log"])
     evaluation = json.loads(fs.cat(meta["eval_url"]))
     assert evaluation["attempts"] == 1 and evaluation["pass@1"] == meta["eval_pass@1"]
