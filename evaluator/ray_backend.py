@@ -3,9 +3,9 @@ holding the machine's own fork-server pool with every wall of the local one. The
 named, so the processes of one job that judge (a Dagster step, verl's reward workers) share them.
 
 :meth:`RayEvaluator.evaluate_many` has :func:`evaluator.api.evaluate_many`'s shape, so Verify, test
-generation, difficulty and the reward take either. Jobs go out in small batches to whichever actor
-has free slots (at most ``2 x slots`` jobs in flight per actor: one round running, one queued), so a
-slow program holds its own batch, never the queue. A batch whose actor or node dies runs again on
+generation, difficulty and the reward take either. Jobs go out in batches to whichever actor has
+the most free slots (:meth:`RayEvaluator.in_flight_cap` jobs in flight per actor at most), so a slow
+program holds its own batch, never the queue. A batch whose actor or node dies runs again on
 another actor, up to ``max_retries`` times per job, then :class:`JobLost` names the job.
 
 Ray is imported here only: the rest of the evaluator stays standard library.
@@ -29,6 +29,8 @@ from evaluator.model import Limits, Result, Verdict, as_tests
 log = logging.getLogger(__name__)
 
 ADDRESS_ENV = "MICROCODER_EVALUATOR_RAY_ADDRESS"  # e.g. "auto", "ray://head:10001"; empty: this machine
+ENV_SIZES = {"cores_per_actor": "MICROCODER_EVALUATOR_CORES_PER_ACTOR", "batch_size": "MICROCODER_EVALUATOR_BATCH_SIZE",
+             "max_retries": "MICROCODER_EVALUATOR_MAX_RETRIES"}
 # Actors are named per node and size, so every dispatcher of a job (the Dagster step, each of verl's
 # reward workers) shares one pool per node instead of starting its own.
 NAMESPACE = "microcoder-evaluator"
@@ -153,7 +155,7 @@ class RayEvaluator:
                                       ).remote(per) for i in range(max(1, cpus // per))]
             self._actors[node_id] = [_Actor(h, node_id, per) for h in handles]
             started += [(node_id, h) for h in handles]
-        for node_id, handle in started:  # an actor that cannot start (no free CPUs there) is dropped
+        for node_id, handle in started:  # an actor that cannot start (its node went away) is dropped
             try:
                 ray.get(handle.info.remote(), timeout=self.start_timeout_s)
             except Exception as exc:  # noqa: BLE001 - the other nodes carry on
@@ -191,10 +193,11 @@ class RayEvaluator:
         jobs = list(jobs)
         limits = limits or Limits()
         results: list[Result | None] = [None] * len(jobs)
+        parsed: dict[int, Any] = {}
         todo: deque[int] = deque()
         for i, (_, _, tests) in enumerate(jobs):  # parsed here, once: a bad record fails alone
             try:
-                as_tests(tests)
+                parsed[i] = as_tests(tests)
                 todo.append(i)
             except (TypeError, ValueError) as exc:
                 results[i] = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300],
@@ -214,7 +217,7 @@ class RayEvaluator:
                     while todo and actor.in_flight < cap:
                         size = min(self.batch_size, cap - actor.in_flight, len(todo))
                         batch = [todo.popleft() for _ in range(size)]
-                        wire = [(i, jobs[i][1], as_tests(jobs[i][2]), budget_left()) for i in batch]
+                        wire = [(i, jobs[i][1], parsed[i], budget_left()) for i in batch]
                         in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
                         actor.in_flight += len(batch)
             if not in_flight:
@@ -251,7 +254,11 @@ class RayEvaluator:
 
 
 def from_env() -> RayEvaluator | None:
-    """The cluster named by ``MICROCODER_EVALUATOR_RAY_ADDRESS`` (``auto`` inside a Ray job), or None:
+    """The cluster named by ``MICROCODER_EVALUATOR_RAY_ADDRESS`` (``auto`` inside a Ray job), sized by
+    ``MICROCODER_EVALUATOR_{CORES_PER_ACTOR,BATCH_SIZE,MAX_RETRIES}`` as the Dagster resource is; None:
     this machine's pool."""
     address = os.environ.get(ADDRESS_ENV, "").strip()
-    return RayEvaluator(address) if address else None
+    if not address:
+        return None
+    sizes = {field: int(os.environ[name]) for field, name in ENV_SIZES.items() if os.environ.get(name, "").strip()}
+    return RayEvaluator(address, **{**sizes, "cores_per_actor": sizes.get("cores_per_actor") or None})
