@@ -59,6 +59,9 @@ class VerifyConfig:
     max_incorrect: int = 10  # 0: none run
     hardcoder: bool = True  # also run the program that memorises the statement's examples
     weak_tests: Literal["reject", "mark"] = "reject"
+    # a refresh re-verifies only the shards whose problems changed (pipeline.verify_shards)
+    shards: int = 16
+    cache: bool = True
     # hidden tests: generated inputs answered by the references (pipeline.testgen)
     generation: TestGenConfig = dataclasses.field(default_factory=TestGenConfig)
 
@@ -302,6 +305,28 @@ def _statement_only(rows: list[dict[str, Any]], rejects: list[dict[str, Any]], p
     return kept
 
 
+def outcome_counts(problems: int, result: StageResult, config: VerifyConfig) -> dict[str, Any]:
+    """The counts a Verify result's rows say (not how they were reached): also what a run that reused
+    earlier shards reports over all of them (:mod:`pipeline.verify_shards`)."""
+    final, rejects = result.kept, result.rejects
+    limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
+                    if config.derive_time_limits and r.get("reference_cpu_s") is not None)
+    return {
+        "problems": problems,
+        "verified": sum(1 for r in final if r.get("verified")),
+        "unverified_kept": sum(1 for r in final if not r.get("verified")),
+        "rejected": len(rejects),
+        "rejects_by_reason": result.reasons(),
+        "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
+        "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
+        "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
+        "derived_time_limits": len(limits),
+        "time_limit_s_median": limits[len(limits) // 2] if limits else None,
+        "time_limit_s_max": limits[-1] if limits else None,
+        "tests_only_in_statement_kept": sum(1 for r in final if r.get("tests_only_in_statement")),
+    }
+
+
 def verify_rows(
     rows: list[dict[str, Any]],
     config: VerifyConfig | None = None,
@@ -358,29 +383,16 @@ def verify_rows(
         else:
             rejects.append(reject)
     elapsed = time.monotonic() - start
-    limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
-                    if config.derive_time_limits and r.get("reference_cpu_s") is not None)
     result = StageResult(final, rejects)
     stats = {
-        "problems": len(rows),
         "reference_runs": len(jobs),
         "incorrect_runs": len(wrong_jobs),
-        "verified": sum(1 for r in final if r.get("verified")),
-        "unverified_kept": sum(1 for r in final if not r.get("verified")),
-        "rejected": len(rejects),
-        "rejects_by_reason": result.reasons(),
-        "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
-        "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
-        "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
-        "derived_time_limits": len(limits),
-        "time_limit_s_median": limits[len(limits) // 2] if limits else None,
-        "time_limit_s_max": limits[-1] if limits else None,
         "references_seconds": round(references_s, 2),
         **generation,
-        "tests_only_in_statement_kept": sum(1 for r in final if r.get("tests_only_in_statement")),
         "incorrect_seconds": round(elapsed - references_s - generation_s, 2),
         "seconds": round(elapsed, 2),
         "problems_per_s": round(len(rows) / elapsed, 2) if elapsed else None,
+        **outcome_counts(len(rows), result, config),
     }
     if progress:
         progress(f"verified {stats['verified']}/{len(rows)} in {elapsed:.1f}s ({stats['problems_per_s']} problems/s)")

@@ -17,7 +17,8 @@ from pipeline.release import release
 from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
 from pipeline.testgen.report import funnel_by_source, funnel_markdown
-from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_rows
+from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown
+from pipeline.verify_shards import verify_sharded
 
 GROUP = "dataset"
 ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})
@@ -71,13 +72,15 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
     run = evaluator.evaluate_many()
     if settings.generation.model_inputs:  # the model writes input generators: start it only then
         with sampler.make_sampler() as model:
-            result = verify_rows(filtered_problems, settings, evaluate_many=run, sampler=model, progress=context.log.info)
+            result = verify_sharded(filtered_problems, settings, evaluate_many=run, sampler=model,
+                                    progress=context.log.info)
     else:
-        result = verify_rows(filtered_problems, settings, evaluate_many=run, progress=context.log.info)
+        result = verify_sharded(filtered_problems, settings, evaluate_many=run, progress=context.log.info)
     strength = strength_by_source(result.kept, result.rejects)
     funnel = funnel_by_source(result.kept, result.rejects)
     yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_problems", metadata={
         **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats), "evaluator": evaluator.backend,
+        "shards_reused": f"{result.stats['shards_reused']}/{result.stats['shards']}",
         "verify_funnel_by_source": dg.MetadataValue.md(funnel_markdown(funnel)),
         "verify_funnel_by_source_json": dg.MetadataValue.json(funnel),
         "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),

@@ -127,7 +127,7 @@ def test_a_bad_record_fails_alone(cluster):
     assert [(r.key, r.verdict.value) for r in res] == [("bad", "internal_error"), ("good", "accepted")]
 
 
-def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data):
+def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data, tmp_path, monkeypatch):
     """The real ``verify_problems`` asset with ``MICROCODER_EVALUATOR_RAY_ADDRESS``'s resource:
     references, generated tests and known-wrong programs judged on the actors, the same rows and
     strengths as this machine's pool gives."""
@@ -142,6 +142,7 @@ def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data):
     from pipeline.verify import VerifyConfig, verify_rows
 
     rows = [r for r in process_rows(collect(default_specs()["kodcode"]).kept).kept if r["incorrect_solutions"]][:3]
+    monkeypatch.setenv("MICROCODER_DATA", str(tmp_path))  # no shard verified by an earlier run here
 
     @dg.asset(name="filtered_problems")
     def filtered():
@@ -154,6 +155,7 @@ def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data):
     (event,) = [m for m in result.asset_materializations_for_node("verify_problems")
                 if m.asset_key.path[-1] == "verified_problems"]
     assert event.metadata["evaluator"].value == f"ray ({cluster['address']})"
+    assert event.metadata["shards_reused"].value == "0/" + str(event.metadata["stats"].value["shards"])
     on_cluster = result.output_for_node("verify_problems", "verified_problems")
     local = verify_rows(rows, VerifyConfig()).kept
 

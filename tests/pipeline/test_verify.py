@@ -117,7 +117,7 @@ def test_card_shows_test_strength_per_source():
     assert "## Test strength" in card and "| kodcode | 1 | 1 | 2 | 2 | 1.0 |" in card
 
 
-def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_programs):
+def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_programs, tmp_path, monkeypatch):
     """The real ``verify_problems`` multi-asset, materialized in memory on KodCode rows."""
     import dagster as dg
 
@@ -125,15 +125,27 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     from assets.resources import EvaluatorResource, SamplerResource
     from pipeline.schema import PROCESSED_SCHEMA, rows_from_table, rows_to_table
 
+    monkeypatch.setenv("MICROCODER_DATA", str(tmp_path))  # Verify's shard cache starts empty
+
     @dg.asset(name="filtered_problems")
     def filtered():  # in memory: the rows as the IO manager would hand them on
         return rows_from_table(rows_to_table(kodcode_with_wrong_programs[:3], PROCESSED_SCHEMA))
 
-    result = dg.materialize_to_memory([filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"],
-                                      resources={"sampler": SamplerResource(),  # loaded only for model-written inputs
-                                                 "evaluator": EvaluatorResource()})
-    assert result.success
-    (materialization,) = [m for m in result.asset_materializations_for_node("verify_problems") if m.asset_key.path[-1] == "verified_problems"]
+    def materialize():
+        result = dg.materialize_to_memory(
+            [filtered, verify_problems], selection=["filtered_problems", "verified_problems", "verify_rejects"],
+            resources={"sampler": SamplerResource(), "evaluator": EvaluatorResource()})  # sampler: model-written inputs only
+        assert result.success
+        (event,) = [m for m in result.asset_materializations_for_node("verify_problems")
+                    if m.asset_key.path[-1] == "verified_problems"]
+        return event
+
+    materialization = materialize()
+    shards = materialization.metadata["stats"].value["shards"]
+    assert materialization.metadata["shards_reused"].value == f"0/{shards}"
+    again = materialize()  # a refresh with nothing changed: every shard from the first run
+    assert again.metadata["shards_reused"].value == f"{shards}/{shards}"
+    assert again.metadata["dagster/row_count"].value == materialization.metadata["dagster/row_count"].value
     summary = materialization.metadata["test_strength_by_source_json"].value["kodcode"]
     assert summary["with_incorrect"] >= 1 and summary["weak_rejected"] == 1
     assert "| kodcode |" in materialization.metadata["test_strength_by_source"].value
