@@ -120,7 +120,7 @@ def verify_sharded(
     model = str(getattr(sampler, "model_id", sampler)) if config.generation.model_inputs else None
     keys = {shard: shard_key(group, config, model) for shard, group in groups.items()}
     reused = {shard: cache.load(key) for shard, key in keys.items()}
-    todo = [row for shard, group in groups.items() if reused[shard] is None for row in group]
+    todo = [row for row in rows if reused[shard_of(row["problem_id"], config.shards)] is None]  # input order
     if progress:
         done = sum(r is not None for r in reused.values())
         progress(f"verify: {done}/{len(groups)} shards unchanged since an earlier run; {len(todo)} problems to verify")

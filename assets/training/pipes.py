@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -69,8 +70,6 @@ class WholeLineMessageReader(dg.PipesMessageReader):
                 if line.strip():
                     handler.handle_message(json.loads(line))
         except Exception:  # noqa: BLE001 - reported to the run as Dagster's own reader does
-            import sys
-
             handler.report_pipes_framework_exception(f"{WholeLineMessageReader.__name__} reader thread",
                                                      sys.exc_info())
 
