@@ -1,7 +1,7 @@
 """``microcoder-eval``: the evaluator's stable command line (README, "Evaluator").
 
-    microcoder-eval run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--timeout S] [--memory-mb MB]
-    microcoder-eval doctor        # isolation level and environment, as JSON
+    microcoder-eval run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--timeout S] [--memory-mb MB] [--ray-address A]
+    microcoder-eval doctor [--ray-address A]   # isolation level and environment, as JSON (each node's)
     microcoder-eval --version     # version and isolation level
 
 One output line per input line, in order, whatever the programs (or the input) do.
@@ -42,17 +42,24 @@ def _jobs(path: str) -> Iterator[Job | Result]:
                 yield Result.failed(Verdict.INTERNAL_ERROR, f"line {n + 1}: {exc}", key=key, isolation="none")
 
 
+def _cluster(address: str):  # noqa: ANN202 - evaluator.ray_backend.RayEvaluator (Ray is optional)
+    from evaluator.ray_backend import RayEvaluator
+
+    return RayEvaluator(address)
+
+
 def _run(args: argparse.Namespace) -> int:
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     counts: dict[str, int] = {}
     try:
         chunk: list[Job | Result] = []
         limits = Limits(time_s=args.timeout, memory_mb=args.memory_mb, output_mb=args.output_mb)
+        judge = _cluster(args.ray_address).evaluate_many if args.ray_address else evaluate_many
 
         def flush() -> None:
             good = [job for job in chunk if not isinstance(job, Result)]
-            results = iter(evaluate_many(good, limits, workers=args.workers, mode=args.mode,
-                                         stop_on_first_failure=not args.all_tests))
+            results = iter(judge(good, limits, workers=args.workers, mode=args.mode,
+                                 stop_on_first_failure=not args.all_tests))
             for job in chunk:
                 res = job if isinstance(job, Result) else next(results)
                 counts[res.verdict.value] = counts.get(res.verdict.value, 0) + 1
@@ -106,7 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--output-mb", type=int, default=DEFAULT_OUTPUT_MB, help="stdout cap per test (output_limit past it)")
     run.add_argument("--mode", choices=("robust", "strict"), default="robust")
     run.add_argument("--all-tests", action="store_true", help="run every test instead of stopping at the first failure")
-    sub.add_parser("doctor", help="report the sandbox isolation level and environment")
+    cluster_help = "judge on this Ray cluster's evaluator actors (auto, head:6379, ray://head:10001)"
+    run.add_argument("--ray-address", default=None, help=cluster_help)
+    doc = sub.add_parser("doctor", help="report the sandbox isolation level and environment")
+    doc.add_argument("--ray-address", default=None, help="report it from inside each node's evaluator actor")
     args = parser.parse_args(argv)
     if args.version:
         print(f"microcoder-eval {__version__} (isolation: {isolation_level()})")
@@ -114,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return _run(args)
     if args.command == "doctor":
-        print(json.dumps(doctor(), indent=2))
+        print(json.dumps(_cluster(args.ray_address).doctor() if args.ray_address else doctor(), indent=2))
         return 0
     parser.print_help()
     return 2

@@ -201,6 +201,26 @@ def test_the_wall_budget_counts_from_the_call(cluster):
     assert took < 3.5, took  # not two rounds of 2 s (the budget counted from when a job was sent)
 
 
+def test_the_command_line_judges_and_reports_on_the_cluster(cluster, tmp_path, capsys):
+    """``microcoder-eval run --ray-address`` writes what the local run writes; ``doctor --ray-address``
+    reports every node's actor."""
+    from evaluator.cli import main
+
+    lines = [{"id": f"p{i}", "code": "print(int(input()) * 2)" if i % 2 else "print(0)",
+              "tests": {"kind": "stdin", "cases": [{"input": str(i), "output": str(2 * i)}]}} for i in range(6)]
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n")
+    outputs = {}
+    for name, extra in (("local", []), ("cluster", ["--ray-address", cluster["address"]])):
+        assert main(["run", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / f"{name}.jsonl"), *extra]) == 0
+        outputs[name] = [{k: r[k] for k in ("id", "passed", "verdict")}
+                         for r in map(json.loads, (tmp_path / f"{name}.jsonl").read_text().splitlines())]
+    assert outputs["cluster"] == outputs["local"] and len(outputs["local"]) == 7
+    capsys.readouterr()
+    assert main(["doctor", "--ray-address", cluster["address"]]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    assert len(reports) == 2 and {r["isolation"] for r in reports} == {isolation_level()}
+
+
 def test_a_job_lost_past_its_retries_is_named(cluster):
     """max_retries=0: the first actor death is final, and the error names a job of the lost batch."""
     backend = RayEvaluator(cluster["address"], batch_size=1, max_retries=0)
