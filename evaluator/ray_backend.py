@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 ADDRESS_ENV = "MICROCODER_EVALUATOR_RAY_ADDRESS"  # e.g. "auto", "ray://head:10001"; empty: this machine
 ENV_SIZES = {"cores_per_actor": "MICROCODER_EVALUATOR_CORES_PER_ACTOR", "batch_size": "MICROCODER_EVALUATOR_BATCH_SIZE",
              "max_retries": "MICROCODER_EVALUATOR_MAX_RETRIES"}
+ENV_NAMES = (ADDRESS_ENV, *ENV_SIZES.values())  # what a training job needs to judge on the same actors
 # Actors are named per node and size, so every dispatcher of a job (the Dagster step, each of verl's
 # reward workers) shares one pool per node instead of starting its own.
 NAMESPACE = "microcoder-evaluator"
@@ -131,13 +132,13 @@ class RayEvaluator:
 
     def actors(self) -> list[_Actor]:
         """The live actors, starting one (or ``cpus // cores_per_actor``) on each alive node that has none."""
-        import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
         with self._lock:
-            return self._start_actors(ray, NodeAffinitySchedulingStrategy)
+            return self._start_actors()
 
-    def _start_actors(self, ray: Any, affinity: Any) -> list[_Actor]:
+    def _start_actors(self) -> list[_Actor]:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy as affinity
+
         self._connect()
         remote = ray.remote(EvaluatorActor)
         alive = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive") and n["Resources"].get("CPU", 0) >= 1}
@@ -261,4 +262,5 @@ def from_env() -> RayEvaluator | None:
     if not address:
         return None
     sizes = {field: int(os.environ[name]) for field, name in ENV_SIZES.items() if os.environ.get(name, "").strip()}
-    return RayEvaluator(address, **{**sizes, "cores_per_actor": sizes.get("cores_per_actor") or None})
+    sizes["cores_per_actor"] = sizes.get("cores_per_actor") or None  # 0: all of a node's CPUs, as the resource's
+    return RayEvaluator(address, **sizes)

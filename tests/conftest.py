@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.paths import shared_data_dir
+from tests.procs import free_port
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -35,14 +36,6 @@ def leetcode_lines(shared_data) -> Callable[[str, int], list[str]]:
     return lines
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def s3_server():
     """A real S3 API on loopback (moto's standalone server), with a fresh bucket; yields
@@ -54,7 +47,7 @@ def s3_server():
 
     pytest.importorskip("moto.server")
     pytest.importorskip("s3fs")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     endpoint = f"http://127.0.0.1:{port}"

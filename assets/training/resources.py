@@ -9,6 +9,7 @@ from typing import Any
 import dagster as dg
 from pydantic import Field, field_validator
 
+from evaluator.ray_backend import ENV_NAMES as EVALUATOR_ENV
 from pipeline.paths import PROJECT_ROOT
 
 
@@ -36,8 +37,7 @@ class RayClusterResource(dg.ConfigurableResource):
     # names of environment variables the job gets from here (storage credentials, endpoints)
     forward_env: str = ("AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_SESSION_TOKEN,AWS_DEFAULT_REGION,"
                         "AWS_ENDPOINT_URL,GOOGLE_APPLICATION_CREDENTIALS,HF_ENDPOINT,HF_TOKEN,MICROCODER_TRAIN_SCRATCH,"
-                        "MICROCODER_EVALUATOR_RAY_ADDRESS,MICROCODER_EVALUATOR_CORES_PER_ACTOR,MICROCODER_EVALUATOR_BATCH_SIZE,"
-                        "MICROCODER_EVALUATOR_MAX_RETRIES")  # the reward judges on the cluster's evaluator actors
+                        + ",".join(EVALUATOR_ENV))  # the reward judges on the cluster's evaluator actors
     poll_interval_s: float = Field(default=2, gt=0)
     auth_token: str = ""  # the cluster's token (Ray's token authentication); empty: none sent
 

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import pids_using
+
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN_BIN = ROOT / ".venv-train" / "bin"
 
@@ -46,18 +48,6 @@ def _ports(n: int) -> list[int]:
     finally:
         for s in socks:
             s.close()
-
-
-def _pids_using(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
 
 
 @dataclass
@@ -138,7 +128,7 @@ def ray_head():
             proc.wait(timeout=60)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
-        for pid in _pids_using(temp):  # anything of this cluster that outlived its group
+        for pid in pids_using(temp):  # anything of this cluster that outlived its group
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

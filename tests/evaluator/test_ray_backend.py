@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,36 +21,17 @@ ray = pytest.importorskip("ray")
 
 from evaluator import Limits, evaluate_many, isolation_level  # noqa: E402
 from evaluator.ray_backend import JobLost, RayEvaluator  # noqa: E402
+from tests.procs import free_port, pids_using  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")
 SECOND_IP = "127.0.0.2"
 pytestmark = pytest.mark.timeout(600)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _pids_under(marker: str) -> list[int]:
-    """Processes whose command line names ``marker`` (this cluster's temp dir, or a node's address)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if marker in cmd and int(entry) != os.getpid():
-                out.append(int(entry))
-    return out
-
-
 @pytest.fixture(scope="module")
 def cluster():
     temp = tempfile.mkdtemp(prefix="mc-ray-", dir="/tmp")  # short: Ray's sockets live under it
-    port = _free_port()
+    port = free_port()
     # No token authentication (a token left in ~/.ray by another cluster would otherwise split the nodes);
     # node deaths noticed within ~1.5 s.
     settings = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
@@ -74,7 +54,7 @@ def cluster():
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        for pid in _pids_under(temp):
+        for pid in pids_using(temp):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -246,7 +226,7 @@ def test_killing_the_second_nodes_raylet_mid_batch_loses_no_job(cluster):
         deadline = time.monotonic() + 60
         while backend.jobs_by_node[second[0]] < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        for pid in _pids_under(f"--node_ip_address={SECOND_IP}"):
+        for pid in pids_using(f"--node_ip_address={SECOND_IP}"):
             if "raylet" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[0]:
                 os.kill(pid, signal.SIGKILL)
 
@@ -264,7 +244,7 @@ def test_the_training_job_reads_the_resource_settings(monkeypatch):
     """The reward, inside a Ray job, builds the backend from the same variables the Dagster resource
     reads (and the ray_cluster resource forwards them)."""
     from assets.training.resources import RayClusterResource
-    from evaluator.ray_backend import ENV_SIZES, from_env
+    from evaluator.ray_backend import ENV_NAMES, from_env
 
     monkeypatch.delenv("MICROCODER_EVALUATOR_RAY_ADDRESS", raising=False)
     assert from_env() is None
@@ -273,5 +253,11 @@ def test_the_training_job_reads_the_resource_settings(monkeypatch):
     monkeypatch.setenv("MICROCODER_EVALUATOR_MAX_RETRIES", "5")
     backend = from_env()
     assert (backend.address, backend.batch_size, backend.max_retries, backend.cores_per_actor) == ("auto", 3, 5, None)
+    from assets.settings import env_name
+    from evaluator.ray_backend import ADDRESS_ENV, ENV_SIZES
+
+    # the names the Dagster resource reads (MICROCODER_<RESOURCE>_<FIELD>) are the ones the job reads
+    assert ADDRESS_ENV == env_name("evaluator", "ray_address")
+    assert all(name == env_name("evaluator", field) for field, name in ENV_SIZES.items())
     forwarded = RayClusterResource().forward_env.split(",")
-    assert {"MICROCODER_EVALUATOR_RAY_ADDRESS", *ENV_SIZES.values()} <= set(forwarded)
+    assert {"MICROCODER_EVALUATOR_RAY_ADDRESS", "MICROCODER_EVALUATOR_BATCH_SIZE"} <= set(ENV_NAMES) <= set(forwarded)
