@@ -150,18 +150,23 @@ class RayEvaluator:
                 continue
             cpus = int(node["Resources"]["CPU"])
             per = max(1, min(cpus, self.cores_per_actor or cpus))
-            handles = [remote.options(name=f"evaluator-{node_id[:12]}-{per}-{i}", namespace=NAMESPACE,
-                                      get_if_exists=True, num_cpus=0, max_concurrency=4 * per + 4, max_restarts=0,
-                                      scheduling_strategy=affinity(node_id, soft=False)
-                                      ).remote(per) for i in range(max(1, cpus // per))]
-            self._actors[node_id] = [_Actor(h, node_id, per) for h in handles]
-            started += [(node_id, h) for h in handles]
-        for node_id, handle in started:  # an actor that cannot start (its node went away) is dropped
-            try:
-                ray.get(handle.info.remote(), timeout=self.start_timeout_s)
-            except Exception as exc:  # noqa: BLE001 - the other nodes carry on
-                log.warning("evaluator actor on node %s did not start: %r", node_id, exc)
-                self._drop(node_id, handle)
+            for i in range(max(1, cpus // per)):
+                name = f"evaluator-{node_id[:12]}-{per}-{i}"
+                options = dict(name=name, namespace=NAMESPACE, get_if_exists=True, num_cpus=0,
+                               max_concurrency=4 * per + 4, max_restarts=0,
+                               scheduling_strategy=affinity(node_id, soft=False))
+                started.append((node_id, per, lambda options=options: remote.options(**options).remote(per)))
+        for node_id, per, start in started:
+            # A shared actor found by name may have died since (its name is then free): start it
+            # once more. One that still cannot start (its node went away) is dropped.
+            for attempt in (1, 2):
+                handle = start()
+                try:
+                    ray.get(handle.info.remote(), timeout=self.start_timeout_s)
+                    self._actors.setdefault(node_id, []).append(_Actor(handle, node_id, per))
+                    break
+                except Exception as exc:  # noqa: BLE001 - the other nodes carry on
+                    log.warning("evaluator actor on node %s did not start (try %d): %r", node_id, attempt, exc)
         return [a for group in self._actors.values() for a in group]
 
     def _drop(self, node_id: str, handle: Any) -> None:
