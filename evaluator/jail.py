@@ -396,6 +396,7 @@ class Jail:
         else:
             os.chdir(self.workdir)
         self._drop_privileges()
+        prctl(PR_SET_PDEATHSIG, 9)  # setuid cleared the one set at fork: die with the worker
         if self.ruleset_fd is not None:
             landlock.enforce(self.ruleset_fd)
             os.close(self.ruleset_fd)

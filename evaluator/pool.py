@@ -70,6 +70,31 @@ def claim_slot() -> tuple[int, int]:
     raise RuntimeError(f"all {MAX_SLOTS} evaluator worker slots of this machine are taken")
 
 
+def kill_children(pid: int) -> None:
+    """SIGKILL every child of ``pid`` (a case's processes; each is its PID namespace's init where
+    there are namespaces, so its whole namespace goes with it), then ``pid`` itself. ``pid`` is
+    stopped first: it cannot reap a child meanwhile, so no pid read here is reused by then."""
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except (ProcessLookupError, PermissionError):
+        return
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            pass
+    for child in children:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 class Worker:
     """One fork-server process; not thread-safe (the pool hands each to one thread at a time).
     ``slot`` None: a slot no other live worker on this machine holds (:func:`claim_slot`)."""
@@ -156,12 +181,16 @@ class Worker:
         return wait if deadline is None else max(0.0, min(wait, deadline - time.monotonic()))
 
     def _discard(self, child_pid: int | None) -> None:
-        """Kill a broken worker; the pool starts a new one when it is next lent (no waiting here)."""
+        """Kill a broken worker and what it is running; the pool starts a new one when it is next
+        lent (no waiting here). A candidate left behind would run on to its own CPU limit (or, a
+        sleeping one, for ever) beside the next programs, so its processes die first."""
         if child_pid and self.host_pids:  # only where the worker's pids are ours (degraded level)
             try:
                 os.killpg(child_pid, signal.SIGKILL)  # the orphaned candidate, if any
             except (ProcessLookupError, PermissionError):
                 pass
+        if self.proc is not None:
+            kill_children(self.proc.pid)
         self.close()
 
     def close(self) -> None:

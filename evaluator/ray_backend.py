@@ -35,6 +35,9 @@ ENV_NAMES = (ADDRESS_ENV, *ENV_SIZES.values())  # what a training job needs to j
 # Actors are named per node and size, so every dispatcher of a job (the Dagster step, each of verl's
 # reward workers) shares one pool per node instead of starting its own.
 NAMESPACE = "microcoder-evaluator"
+# With a wall budget, results are awaited this long past it (an actor's own deadline has fired by
+# then); what has not come back is a time limit, so a slow or stuck node never holds the caller.
+REPLY_GRACE_S = 1.0
 
 
 class JobLost(RuntimeError):
@@ -214,21 +217,43 @@ class RayEvaluator:
         def budget_left() -> float | None:  # the wall budget counts from this call, as compute_score's
             return None if limits.wall_budget_s is None else float(limits.wall_budget_s) - (time.monotonic() - started)
 
+        def out_of_time(indices: Iterable[int], why: str) -> None:
+            for i in indices:
+                results[i] = Result.failed(Verdict.TIME_LIMIT, why, key=jobs[i][0])
+
         in_flight: dict[Any, tuple[_Actor, list[int]]] = {}
         actors = self.actors() if todo else []
         while todo or in_flight:
+            left = budget_left()
+            if left is not None and left <= 0 and todo:  # spent: nothing more is sent, no actor restarted
+                out_of_time(todo, "the evaluation's wall-time budget ran out")
+                todo.clear()
             with self._lock:
-                for actor in sorted(actors, key=lambda a: a.in_flight / a.slots):  # the freest first
-                    cap = self.in_flight_cap(actor)
-                    while todo and actor.in_flight < cap:
-                        size = min(self.batch_size, cap - actor.in_flight, len(todo))
-                        batch = [todo.popleft() for _ in range(size)]
-                        wire = [(i, jobs[i][1], parsed[i], budget_left()) for i in batch]
-                        in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
-                        actor.in_flight += len(batch)
+                while todo:  # a batch at a time to the freest actor: a few jobs spread over the nodes
+                    open_ = [a for a in actors if a.in_flight < self.in_flight_cap(a)]
+                    if not open_:
+                        break
+                    actor = min(open_, key=lambda a: a.in_flight / a.slots)
+                    share = -(-len(todo) // len(open_))  # fewer jobs than batches: an even share each
+                    size = min(self.batch_size, self.in_flight_cap(actor) - actor.in_flight, share)
+                    batch = [todo.popleft() for _ in range(size)]
+                    wire = [(i, jobs[i][1], parsed[i], budget_left()) for i in batch]
+                    in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
+                    actor.in_flight += len(batch)
             if not in_flight:
+                if not todo:
+                    break
                 raise JobLost(f"no evaluator actor is alive; {len(todo)} jobs left, first {jobs[todo[0]][0]!r}")
-            [ref], _ = ray.wait(list(in_flight), num_returns=1)
+            wait_s = None if left is None else max(0.0, budget_left() + REPLY_GRACE_S)
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=wait_s)
+            if not ready:  # past the budget and its grace: what is still out is a time limit
+                for actor, batch in in_flight.values():
+                    with self._lock:
+                        actor.in_flight -= len(batch)
+                    out_of_time(batch, "no answer from the cluster within the wall-time budget")
+                in_flight.clear()
+                break
+            [ref] = ready
             actor, batch = in_flight.pop(ref)
             with self._lock:
                 actor.in_flight -= len(batch)
@@ -247,7 +272,8 @@ class RayEvaluator:
                 todo.extendleft(reversed(batch))
                 log.warning("evaluator actor on node %s died (%s); %d jobs go to another", actor.node_id,
                             type(exc).__name__, len(batch))
-                actors = self.actors()
+                spent = budget_left() is not None and budget_left() <= 0
+                actors = [a for g in self._actors.values() for a in g] if spent else self.actors()
                 continue
             with self._lock:
                 self.jobs_by_node[actor.node_id] += len(out)

@@ -76,6 +76,22 @@ def test_forked_children_that_outlive_the_program_are_killed(leftover_processes)
     assert leftover_processes() == []
 
 
+DEATH_SIGNAL_OFF = "import ctypes\nctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG: none\n"
+
+
+@pytest.mark.parametrize("prelude", ["", DEATH_SIGNAL_OFF], ids=["plain", "death-signal-off"])
+def test_a_program_cut_off_by_the_wall_budget_dies_with_its_worker(prelude, leftover_processes):
+    """Past the wall budget the worker is killed mid-case: its candidate must not run on beside the
+    next programs (it used to, to its own CPU limit, as an orphan), even one that cleared the
+    signal it gets when its parent dies."""
+    code = prelude + "import os\nos.execve('/bin/sleep', ['sleep', '300'], {'MC_HOSTILE_MARK': '1'})\n"
+    start = time.monotonic()
+    res = evaluate(code, STDIN, Limits(time_s=10, wall_budget_s=1.5))
+    assert res.verdict == "time_limit" and time.monotonic() - start < 4
+    time.sleep(0.3)
+    assert leftover_processes() == []
+
+
 def test_fork_bomb_is_contained(leftover_processes):
     code = "import os, time\nos.environ['MC_HOSTILE_MARK'] = '1'\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
     res = evaluate(code, STDIN, Limits(time_s=1))

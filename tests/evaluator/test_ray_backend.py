@@ -20,7 +20,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from evaluator import Limits, evaluate_many, isolation_level  # noqa: E402
-from evaluator.ray_backend import JobLost, RayEvaluator  # noqa: E402
+from evaluator.ray_backend import REPLY_GRACE_S, JobLost, RayEvaluator  # noqa: E402
 from tests.procs import free_port, pids_using  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")
@@ -179,6 +179,37 @@ def test_the_wall_budget_counts_from_the_call(cluster):
     took = time.monotonic() - start
     assert [r.verdict.value for r in results] == ["time_limit"] * 8
     assert took < 3.5, took  # not two rounds of 2 s (the budget counted from when a job was sent)
+
+
+def test_as_many_jobs_as_nodes_run_one_on_each(cluster):
+    """Two slow jobs on two one-slot nodes run side by side (they once both went to the first
+    actor, which ran them one after the other)."""
+    backend = RayEvaluator(cluster["address"], batch_size=8)
+    backend.actors()
+    slow = ("slow", "import time\ntime.sleep(1.5)\nprint(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]})
+    start = time.monotonic()
+    results = backend.evaluate_many([slow] * 2, Limits(time_s=5))
+    assert [r.verdict.value for r in results] == ["accepted"] * 2
+    assert len(backend.jobs_by_node) == 2 and time.monotonic() - start < 2.8
+
+
+def test_a_budgeted_call_does_not_wait_behind_another_callers_work(cluster):
+    """Another dispatcher's slow programs hold every slot (a Verify step sharing the actors with a
+    reward): a call with a 1 s budget comes back at its budget and grace, its jobs time limits."""
+    backend = RayEvaluator(cluster["address"], batch_size=1)
+    slots = sum(a.slots for a in backend.actors())
+    sleeper = ("slow", "import time\ntime.sleep(4)\n", {"kind": "stdin", "cases": [{"input": "", "output": ""}]})
+    other = threading.Thread(target=RayEvaluator(cluster["address"], batch_size=1).evaluate_many,
+                             args=([sleeper] * slots, Limits(time_s=6)))
+    other.start()
+    time.sleep(1.0)
+    echo = ("echo", "print(input())", {"kind": "stdin", "cases": [{"input": "1", "output": "1"}]})
+    start = time.monotonic()
+    results = backend.evaluate_many([echo] * 2, Limits(wall_budget_s=1))
+    took = time.monotonic() - start
+    other.join()
+    assert [r.verdict.value for r in results] == ["time_limit"] * 2
+    assert took < 1 + REPLY_GRACE_S + 0.8, took  # not the 3 s the sleepers have left
 
 
 def test_the_command_line_judges_and_reports_on_the_cluster(cluster, tmp_path, capsys):
