@@ -8,6 +8,7 @@ from typing import Any
 import dagster as dg
 
 from pipeline.plots import bar_png, histogram_png, line_png, png_markdown
+from pipeline.stage import StageStats
 
 PREVIEW_COLUMNS = ("problem_id", "source", "source_id", "statement", "num_tests", "reason", "detail")
 Rows = list[dict[str, Any]]
@@ -38,6 +39,20 @@ def reasons_markdown(counts: dict[str, int]) -> str:
 
 def table_metadata(rows: Rows) -> dict[str, Any]:
     return {"dagster/row_count": len(rows), "preview": dg.MetadataValue.md(preview_markdown(rows))}
+
+
+# Every dataset asset reports its stage's counts under these keys (assets.progress reads them).
+STAGE_KEYS = ("rows_in", "rows_kept", "rows_rejected", "stage_reasons", "stage_stats")
+
+
+def stage_metadata(stats: StageStats, *, omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A stage's :class:`~pipeline.stage.StageStats` as metadata, the same keys on every asset of a
+    stage (its kept rows and its rejects alike). ``omit``: extras shown elsewhere (a card, a manifest)."""
+    return {
+        "rows_in": stats.input, "rows_kept": stats.kept, "rows_rejected": stats.rejected,
+        "stage_reasons": dg.MetadataValue.json(stats.reasons),
+        "stage_stats": dg.MetadataValue.json({k: v for k, v in stats.extra.items() if k not in omit}),
+    }
 
 
 def rejects_metadata(rejects: Rows) -> dict[str, Any]:

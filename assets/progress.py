@@ -1,7 +1,7 @@
 """The progress report of ``microcoder run``: what each run did, read from its events in the instance.
 
-Everything is read generically (``dagster/row_count``, ``input_rows``/``source_records``,
-``rejects_by_reason_json``), so renamed assets need no change here. Lines are drawn in place on a
+Counts are read from the metadata every stage reports the same way (``assets.metadata.STAGE_KEYS``,
+and ``rejects_by_reason_json`` marking a rejects table), so renamed assets need no change here. Lines are drawn in place on a
 terminal and printed once per finished stage otherwise; :func:`summary` is the closing table.
 """
 
@@ -22,7 +22,6 @@ from training.progress import format_duration
 
 INVOCATION_TAG = "microcoder/run"  # groups the runs of one `microcoder run` (also a filter in the UI)
 REJECTS_KEY = "rejects_by_reason_json"  # rejects tables say what they are by this metadata entry
-INPUT_KEYS = ("input_rows", "source_records")  # rows a stage read, where its output says so
 FACT_KEYS = ("learning_signal", "eval_pass@1", "train_log")  # what the report repeats from a materialization
 PROGRESS_LINE = re.compile(r"^step \d+/\d+: ")  # a training step's line (training.progress.step_line)
 
@@ -50,34 +49,34 @@ class StepReport:
     started: float | None = None
     ended: float | None = None
     failed: bool = False
+    outputs: int = 0
+    rejects_tables: int = 0
+    counted: bool = False  # the stage's counts are in
 
     def add_output(self, metadata: Mapping[str, Any]) -> None:
-        """Fold in one materialization's metadata: a rejects table adds rejects, others rows."""
-        count = _value(metadata, "dagster/row_count")
-        reasons = _value(metadata, REJECTS_KEY)
-        if isinstance(reasons, dict):
-            self.reasons.update({str(k): int(v) for k, v in reasons.items()})
-            self.rejects = (self.rejects or 0) + int(count if count is not None else sum(reasons.values()))
+        """Fold in one materialization's metadata. A stage's counts come from its first output
+        that carries them (every output of a stage carries the same ones: ``STAGE_KEYS``); an
+        asset without them (training) gives its row count."""
+        self.outputs += 1
+        if isinstance(_value(metadata, REJECTS_KEY), dict):
+            self.rejects_tables += 1
+        if self.counted:
             return
-        if count is not None and self.rows_out is None:  # the step's first table is its main one
+        rows_in = _value(metadata, "rows_in")
+        if rows_in is not None:
+            self.counted = True
+            self.rows_in, self.rows_out = int(rows_in), int(_value(metadata, "rows_kept"))
+            self.rejects = int(_value(metadata, "rows_rejected"))
+            self.reasons.update({str(k): int(v) for k, v in (_value(metadata, "stage_reasons") or {}).items()})
+            return
+        count = _value(metadata, "dagster/row_count")
+        if count is not None and self.rows_out is None:
             self.rows_out = int(count)
-        given = next((_value(metadata, k) for k in INPUT_KEYS if _value(metadata, k) is not None), None)
-        if given is not None and self.rows_in is None:
-            self.rows_in = int(given)
 
     @property
     def aggregate(self) -> bool:
-        """Only rejects tables and no rows of its own: a union of other steps' rejects (not counted twice)."""
-        return self.rows_out is None and self.rejects is not None
-
-    @property
-    def rows_read(self) -> int | None:
-        """Rows in as the step reports them, else what it kept plus what it rejected."""
-        if self.rows_in is not None:
-            return self.rows_in
-        if self.rows_out is not None and self.rejects is not None:
-            return self.rows_out + self.rejects
-        return None
+        """Only rejects tables: a union of other steps' rejects (not counted twice)."""
+        return self.outputs > 0 and self.rejects_tables == self.outputs
 
     @property
     def seconds(self) -> float | None:
@@ -89,7 +88,7 @@ def format_step(step: StepReport) -> str:
     name = short_name(step.name)
     if step.failed:
         return f"{name} FAILED"
-    read = step.rows_read
+    read = step.rows_in
     if step.rows_out is not None and read is not None:
         text = f"{name} {read:,} -> {step.rows_out:,} rows"
     elif step.rows_out is not None:
@@ -304,7 +303,7 @@ def summary(reports: list[RunReport], times: dict[str, float], outputs: dict[str
         lines.append(f"  {'stage':<{width}}{'runs':>5}{'rows in':>11}{'rows out':>11}{'rejects':>10}{'time':>10}")
         for name, steps in stages.items():
             seconds = sum(s.seconds or 0.0 for s in steps)
-            lines.append(f"  {name:<{width}}{len(steps):>5}{_total(s.rows_read for s in steps):>11}"
+            lines.append(f"  {name:<{width}}{len(steps):>5}{_total(s.rows_in for s in steps):>11}"
                          f"{_total(s.rows_out for s in steps):>11}{_total(s.rejects for s in steps):>10}{format_duration(seconds):>10}")
     if reasons:
         lines.append(f"  rejects by reason ({sum(reasons.values()):,} in all; top {min(top, len(reasons))})")

@@ -21,12 +21,12 @@ def main() -> None:
     for name, spec in sorted(default_specs().items()):
         collected = collect(spec)
         processed = process_rows(collected.kept)
-        assert len(collected.kept) + len(collected.rejects) == collected.stats["records"]
+        assert len(collected.kept) + len(collected.rejects) == collected.stats.input
         assert len(processed.kept) + len(processed.rejects) == len(collected.kept)
         c_reasons = dict(Counter(r["reason"] for r in collected.rejects))
         p_reasons = dict(Counter(r["reason"] for r in processed.rejects))
         files = ", ".join(Path(f).name for f in spec.data_files)
-        print(f"| {name} | {files} | {collected.stats['records']} | {len(collected.rejects)} {c_reasons or ''} "
+        print(f"| {name} | {files} | {collected.stats.input} | {len(collected.rejects)} {c_reasons or ''} "
               f"| {len(processed.kept)} | {len(processed.rejects)} {p_reasons or ''} |")
 
 

@@ -1,9 +1,10 @@
-"""The held-out evaluation split: LiveCodeBench, which training never sees.
+"""The held-out evaluation split: the sources whose role is ``heldout`` (LiveCodeBench), which
+training never sees.
 
-Curation removes every training row that shares n-grams with a LiveCodeBench statement
-(``pipeline.filter.decontaminate``), so these problems are the natural held-out set, as in the
-paper (LiveCodeBench v6, tested on problems unseen in training). They are processed like any
-source (clean statement, canonical tests) and written as the dataset's ``test`` split.
+They flow through Collect and Process like any source; Filter decontaminates the training rows
+against them (``pipeline.filter.roles``) and passes them on unfiltered; Verify checks what it can
+(``pipeline.verify.verify_heldout``); the release writes them as the dataset's ``test`` split, as
+in the paper (LiveCodeBench v6, tested on problems unseen in training).
 
 Breakdown (verl reports validation per ``data_source``, so the group is the data source):
 the hub release (``code_generation_lite``) carries platform, difficulty and contest date, giving
@@ -21,22 +22,12 @@ from typing import Any
 SOURCE = "livecodebench"
 
 
-def heldout_rows(*, hub: bool = False, after: str = "") -> list[dict[str, Any]]:
-    """Processed LiveCodeBench rows (hub release or the local copy); [] when neither exists.
-
-    ``after``: ISO date; only problems whose contest date is on or after it (rows without a date
-    are dropped then, since they cannot be placed).
-    """
-    from pipeline.process import process_rows
-    from pipeline.sources import collect, default_specs, hub_specs
-
-    spec = hub_specs()[f"{SOURCE}_hub"] if hub else default_specs().get(SOURCE)
-    if spec is None:
-        return []
-    rows = process_rows(collect(spec).kept).kept
-    if after:
-        rows = [r for r in rows if r.get("contest_date") and str(r["contest_date"])[:10] >= after]
-    return rows
+def from_date(rows: list[dict[str, Any]], after: str) -> list[dict[str, Any]]:
+    """Only problems whose contest date is on or after ``after`` (ISO date; "" keeps every row).
+    Rows without a date are dropped then, since they cannot be placed."""
+    if not after:
+        return list(rows)
+    return [r for r in rows if r.get("contest_date") and str(r["contest_date"])[:10] >= after]
 
 
 def eval_group(row: dict[str, Any]) -> str:

@@ -1,5 +1,7 @@
 """Release: the verified, scored problems in the training window, written as Parquet shards, verl's
-RL layout and a dataset card; LiveCodeBench is the test split (never trained on).
+RL layout and a dataset card; the held-out sources, verified, are the test split (never trained on).
+Not a list of per-row steps: the window is per row, but the shards, the card and the splits are
+written over all rows at once.
 
 A problem outside the pass-rate window (one the model always or never solves) is not released; it
 is returned as a reject (stage ``release``) so every verified problem is accounted for.
@@ -11,7 +13,8 @@ from collections import Counter
 from typing import Any
 
 from pipeline.difficulty import in_window, merge_scores
-from pipeline.heldout import eval_group, heldout_rows
+from pipeline.filter.roles import decontaminated_against
+from pipeline.heldout import eval_group, from_date
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
 from pipeline.stage import VERIFY, Row, StageResult, reject
@@ -21,10 +24,13 @@ from pipeline.verify import strength_by_source, strength_markdown
 RELEASE = "release"
 
 
-def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str) -> StageResult:
+def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
+            heldout: list[Row] = (), references: list[Row] = ()) -> StageResult:
     """Write the dataset under ``out_dir``; ``stats`` holds the split counts, the file manifest and the card.
 
-    ``rejected``: every stage's rejects (the card reports them per reason).
+    ``rejected``: every stage's rejects (the card reports them per reason); ``heldout``: the
+    verified held-out rows (the test split); ``references``: the benchmark and held-out rows the
+    training rows were decontaminated against (the card counts what each removed).
     """
     rows = merge_scores(verified, scores)
     kept, rejects = [], []
@@ -34,7 +40,7 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         else:
             rejects.append(reject(RELEASE, row, "outside_pass_rate_window",
                                   f"pass_rate {row['pass_rate']} not in [{config.min_pass_rate}, {config.max_pass_rate}]"))
-    heldout = heldout_rows(hub=config.heldout_hub, after=config.heldout_after) if config.eval_split == "heldout" else None
+    heldout = from_date(list(heldout), config.heldout_after) if config.eval_split == "heldout" else None
     written = write_dataset(kept, out_dir, build_messages, config, heldout=heldout)
     sources: dict[str, dict[str, Any]] = {}
     for row in kept:
@@ -48,14 +54,12 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         figures=card_figures(out_dir, kept, histogram),
         test_strength=strength_markdown(strength_by_source(verified, verify_rejects)),
         verify_funnel=funnel_markdown(funnel_by_source(verified, verify_rejects)),
+        decontamination=decontaminated_against(references, rejected),
     )
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])
-    result = StageResult(kept, rejects)
-    result.stats = {
-        "verified": len(verified), "released": len(kept), "out_of_pass_rate_window": len(rejects),
-        "splits": written.counts, "manifest": manifest, "difficulty": histogram, "card": card,
-        "card_path": write_card(out_dir, card), "eval_split": config.eval_split,
-        "heldout_groups": dict(Counter(eval_group(r) for r in heldout)) if heldout is not None else None,
-    }
-    return result
+    return StageResult(kept, rejects).count(
+        len(verified), splits=written.counts, manifest=manifest, difficulty=histogram, card=card,
+        card_path=write_card(out_dir, card), eval_split=config.eval_split,
+        heldout_groups=dict(Counter(eval_group(r) for r in heldout)) if heldout is not None else None,
+    )

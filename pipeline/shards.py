@@ -28,11 +28,11 @@ SPLITS = ("train", "test")
 
 @dataclass
 class ShardConfig:
-    # test split: "heldout" = LiveCodeBench (pipeline.heldout: never trained on, date-split on the
-    # hub release); "hash" = a random test_fraction of the released problems (only if asked for)
+    # test split: "heldout" = the verified rows of the sources whose role is heldout (LiveCodeBench;
+    # never trained on, date-split on the hub release); "hash" = a random test_fraction of the
+    # released problems (only if asked for)
     eval_split: Literal["heldout", "hash"] = "heldout"
     heldout_after: str = ""  # ISO contest date: held-out problems from this date on ("" = all)
-    heldout_hub: bool = False  # the hub release (platform, difficulty, dates) instead of the local copy
     test_fraction: float = 0.1
     split_seed: str = "microcoder"
     max_rows_per_shard: int = 100_000
@@ -101,7 +101,7 @@ def write_dataset(
     config: ShardConfig | None = None,
     heldout: list[dict[str, Any]] | None = None,
 ) -> WrittenDataset:
-    """``heldout``: the evaluation rows (``pipeline.heldout.heldout_rows``) for ``eval_split="heldout"``:
+    """``heldout``: the evaluation rows (the held-out sources, verified) for ``eval_split="heldout"``:
     they are the test split and every released row trains; ``"hash"`` splits the released rows."""
     from pipeline.heldout import eval_group
 
@@ -187,11 +187,13 @@ def card_markdown(
     figures: dict[str, str] | None = None,
     test_strength: str | None = None,
     verify_funnel: str | None = None,
+    decontamination: list[dict[str, Any]] | None = None,
 ) -> str:
     """The dataset card body: what went in, what was rejected and why, what came out.
 
     ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source);
-    ``verify_funnel``: that of ``pipeline.testgen.report.funnel_markdown``.
+    ``verify_funnel``: that of ``pipeline.testgen.report.funnel_markdown``; ``decontamination``:
+    per benchmark or held-out source, its problems and the training rows removed as their copies.
     """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
@@ -218,6 +220,10 @@ def card_markdown(
         "## Rejects per reason",
         table(("reason", "rows"), sorted(rejects_per_reason.items(), key=lambda kv: -kv[1])),
         "",
+        *(["## Decontamination (training rows removed as copies of a benchmark or held-out problem)",
+           table(("benchmark source", "problems", "training rows removed"),
+                 [(d["benchmark"], d["problems"], d["training_rows_removed"]) for d in decontamination]), ""]
+          if decontamination else []),
         *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
         "## Difficulty (model pass rate)",

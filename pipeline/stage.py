@@ -36,16 +36,50 @@ class Rejected(ValueError):
 
 
 @dataclass
+class StageStats:
+    """One shape of counts for every stage (datatrove's stats): rows read, kept and rejected, the
+    rejects per reason, and whatever else the stage measures (``extra``). The assets report it
+    under the same metadata keys (``assets.metadata.stage_metadata``)."""
+
+    input: int = 0
+    kept: int = 0
+    rejected: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        """A count by name, the fixed ones first (``stats["kept"]``, ``stats["seconds"]``)."""
+        if key in ("input", "kept", "rejected", "reasons"):
+            return getattr(self, key)
+        return self.extra[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"input": self.input, "kept": self.kept, "rejected": self.rejected, "reasons": self.reasons, **self.extra}
+
+
+@dataclass
 class StageResult:
     """What a stage returns: kept rows, rejects-table rows, and its counts (``stats``)."""
 
     kept: list[Row] = field(default_factory=list)
     rejects: list[Row] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: StageStats = field(default_factory=StageStats)
 
     def reasons(self) -> dict[str, int]:
         """Rejects per reason, most frequent first."""
         return dict(Counter(r["reason"] for r in self.rejects).most_common())
+
+    def count(self, input_rows: int, **extra: Any) -> StageResult:
+        """Fill :attr:`stats` from the rows it holds: the one helper every stage counts with.
+        ``input_rows``: what the stage read (a source's records for Collect)."""
+        self.stats = StageStats(input_rows, len(self.kept), len(self.rejects), self.reasons(), extra)
+        return self
 
 
 def reject(
@@ -100,5 +134,4 @@ def run_steps(rows: Iterable[Row], steps: Sequence[Step], stage: str) -> StageRe
             result.rejects.append(reject(stage, row, f"{stage}_error", error_summary(err)))
             continue
         result.kept.append(current)
-    result.stats = {"input": count, "kept": len(result.kept), "rejected": len(result.rejects), "reasons": result.reasons()}
-    return result
+    return result.count(count)

@@ -176,7 +176,8 @@ def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> 
     if not results:
         return rejected("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
     if not verified:
-        verdicts = [{"reference": i, "verdict": r.verdict.value, "failed_cases": sorted(f)[:20]}
+        verdicts = [{"reference": i, "verdict": r.verdict.value, "failed_cases": sorted(f)[:20],
+                     "message": next((c.message[:200] for c in r.cases if c.verdict is not Verdict.ACCEPTED and c.message), "")}
                     for i, (r, f) in enumerate(zip(results, failures))]
         return rejected("no_reference_passes", json.dumps(verdicts))
     if tests.kind != "assert" and len(remaining) < config.min_tests:
@@ -308,15 +309,13 @@ def _statement_only(rows: list[dict[str, Any]], rejects: list[dict[str, Any]], p
 def outcome_counts(problems: int, result: StageResult, config: VerifyConfig) -> dict[str, Any]:
     """The counts a Verify result's rows say (not how they were reached): also what a run that reused
     earlier shards reports over all of them (:mod:`pipeline.verify_shards`)."""
-    final, rejects = result.kept, result.rejects
+    final = result.kept
     limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
                     if config.derive_time_limits and r.get("reference_cpu_s") is not None)
     return {
         "problems": problems,
         "verified": sum(1 for r in final if r.get("verified")),
         "unverified_kept": sum(1 for r in final if not r.get("verified")),
-        "rejected": len(rejects),
-        "rejects_by_reason": result.reasons(),
         "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
         "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
         "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
@@ -325,6 +324,28 @@ def outcome_counts(problems: int, result: StageResult, config: VerifyConfig) -> 
         "time_limit_s_max": limits[-1] if limits else None,
         "tests_only_in_statement_kept": sum(1 for r in final if r.get("tests_only_in_statement")),
     }
+
+
+def run_references(rows: list[dict[str, Any]], jobs: list[Job], config: VerifyConfig,
+                   evaluate_many: Evaluate) -> dict[str, list[Result]]:
+    """Every reference on every case, results by problem id (in reference order). A run the
+    evaluator itself failed (``internal_error``: never the program's doing) runs once more, so one
+    such hiccup does not reject a problem as ``no_reference_passes``."""
+    # outputs are only needed where two references can be compared
+    keep_output = any(len((row.get("solutions") or [])[: config.max_references]) > 1 for row in rows)
+
+    def run(batch: list[Job]) -> list[Result]:
+        return evaluate_many(batch, Limits(time_s=config.timeout_s, memory_mb=config.memory_mb), workers=config.workers,
+                             stop_on_first_failure=False, keep_output=keep_output) if batch else []
+
+    results = run(jobs)
+    failed = [i for i, r in enumerate(results) if r.verdict is Verdict.INTERNAL_ERROR]
+    for i, again in zip(failed, run([jobs[i] for i in failed])):
+        results[i] = again
+    by_problem: dict[str, list[Result]] = {}
+    for result in results:
+        by_problem.setdefault(result.key[0], []).append(result)
+    return by_problem
 
 
 def verify_rows(
@@ -337,7 +358,9 @@ def verify_rows(
 ) -> StageResult:
     """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then test
     generation (``sampler``: the model that writes input generators, when the configuration
-    asks for it), then the known-incorrect programs on the final tests, under the derived limits."""
+    asks for it), then the known-incorrect programs on the final tests, under the derived limits.
+    Not a list of per-row steps (:func:`pipeline.stage.run_steps`): each phase runs every
+    problem's programs as one batch on the evaluator, which is what keeps the cores busy."""
     config = config or VerifyConfig()
     if evaluate_many is None:
         from evaluator import evaluate_many
@@ -345,15 +368,7 @@ def verify_rows(
     jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} problems: {len(jobs)} reference runs")
-    # outputs are only needed where two references can be compared
-    keep_output = any(len((row.get("solutions") or [])[: config.max_references]) > 1 for row in rows)
-    results = evaluate_many(
-        jobs, Limits(time_s=config.timeout_s, memory_mb=config.memory_mb), workers=config.workers,
-        stop_on_first_failure=False, keep_output=keep_output,
-    ) if jobs else []
-    by_problem: dict[str, list[Result]] = {}
-    for result in results:
-        by_problem.setdefault(result.key[0], []).append(result)
+    by_problem = run_references(rows, jobs, config, evaluate_many)
     kept, rejects = [], []
     for row in rows:
         verified, reject = decide(row, by_problem.get(row["problem_id"], []), config)
@@ -396,5 +411,50 @@ def verify_rows(
     }
     if progress:
         progress(f"verified {stats['verified']}/{len(rows)} in {elapsed:.1f}s ({stats['problems_per_s']} problems/s)")
-    result.stats = stats
-    return result
+    return result.count(len(rows), **stats)
+
+
+def malformed_tests(tests: Tests) -> str | None:
+    """Why a problem's tests cannot judge a program (None: they can)."""
+    if tests.count == 0:
+        return "no test cases"
+    if tests.kind == "call" and not tests.fn_name:
+        return "call tests name no function"
+    if tests.kind != "assert" and any(c.output is None for c in tests.cases) and tests.checker is None:
+        return "a case has no expected output and there is no checker"
+    return None
+
+
+def verify_heldout(
+    rows: list[dict[str, Any]],
+    config: VerifyConfig | None = None,
+    *,
+    evaluate_many: Evaluate | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> StageResult:
+    """Verify for the held-out split, with what it can check: tests that can judge a program, and
+    the references where a problem has them (:func:`decide`, as for training rows). No tests are
+    generated and no wrong programs run: held-out problems are scored against their own tests.
+    Not a list of per-row steps: the references of every problem run as one batch."""
+    config = config or VerifyConfig()
+    if evaluate_many is None:
+        from evaluator import evaluate_many
+    start = time.monotonic()
+    kept, rejects, well_formed = [], [], []
+    for row in rows:
+        why = malformed_tests(row["tests"])
+        if why:
+            rejects.append(reject(VERIFY, row, "malformed_tests", why))
+        else:
+            well_formed.append(row)
+    jobs = plan(well_formed, config)
+    if progress:
+        progress(f"verifying {len(rows)} held-out problems: {len(jobs)} reference runs")
+    by_problem = run_references(well_formed, jobs, config, evaluate_many)
+    no_references = dataclasses.replace(config, require_reference=False)
+    for row in well_formed:
+        verified, rejected = decide(row, by_problem.get(row["problem_id"], []), no_references)
+        (kept if verified is not None else rejects).append(verified if verified is not None else rejected)
+    return StageResult(kept, rejects).count(len(rows), reference_runs=len(jobs),
+                                            with_references=sum(1 for r in kept if r.get("verified")),
+                                            seconds=round(time.monotonic() - start, 2))

@@ -111,7 +111,7 @@ def verify_sharded(
     if not config.cache or config.generation.sample_per_source is not None:
         result = verify_rows(rows, config, **run)
         why = "off" if not config.cache else "a generation sample depends on every shard"
-        result.stats.update({"shards": 1, "shards_reused": 0, "problems_reused": 0, "shard_cache": why})
+        result.stats.extra.update({"shards": 1, "shards_reused": 0, "problems_reused": 0, "shard_cache": why})
         return result
     cache = cache or default_cache()
     groups: dict[int, list[dict[str, Any]]] = {}
@@ -125,7 +125,7 @@ def verify_sharded(
         done = sum(r is not None for r in reused.values())
         progress(f"verify: {done}/{len(groups)} shards unchanged since an earlier run; {len(todo)} problems to verify")
     started = time.monotonic()
-    fresh = verify_rows(todo, config, **run) if todo else StageResult(stats={"seconds": 0.0})
+    fresh = verify_rows(todo, config, **run) if todo else StageResult().count(0, seconds=0.0)
     by_shard: dict[int, StageResult] = {shard: StageResult() for shard, done in reused.items() if done is None}
     for row in fresh.kept:
         by_shard[shard_of(row["problem_id"], config.shards)].kept.append(row)
@@ -138,7 +138,7 @@ def verify_sharded(
     kept = sorted((r for p in parts.values() for r in p.kept), key=lambda r: order[r["problem_id"]])
     rejects = sorted((r for p in parts.values() for r in p.rejects), key=lambda r: order.get(r["problem_id"], 0))
     result = StageResult(kept, rejects)
-    result.stats = {**fresh.stats, **outcome_counts(len(rows), result, config), "shards": len(groups),
-                    "shards_reused": len(groups) - len(by_shard), "problems_reused": len(rows) - len(todo),
-                    "seconds": round(time.monotonic() - started, 2)}
-    return result
+    return result.count(len(rows), **{**fresh.stats.extra, **outcome_counts(len(rows), result, config),
+                                      "shards": len(groups), "shards_reused": len(groups) - len(by_shard),
+                                      "problems_reused": len(rows) - len(todo),
+                                      "seconds": round(time.monotonic() - started, 2)})

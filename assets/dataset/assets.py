@@ -6,18 +6,34 @@ from collections import Counter
 import dagster as dg
 
 from assets.config import run_config_for, to_dataclass
-from assets.dataset.checks import FILTER_CHECKS, VERIFY_CHECKS, filter_checks, specs, verify_checks
+from assets.dataset.checks import (
+    DATASET_CHECKS,
+    FILTER_CHECKS,
+    VERIFY_CHECKS,
+    dataset_checks,
+    filter_checks,
+    specs,
+    verify_checks,
+)
 from assets.io import Rows, all_rows
-from assets.metadata import difficulty_metadata, length_metadata, rejects_metadata, source_mix_metadata, table_metadata
+from assets.metadata import (
+    difficulty_metadata,
+    length_metadata,
+    rejects_metadata,
+    source_mix_metadata,
+    stage_metadata,
+    table_metadata,
+)
 from assets.resources import EvaluatorResource, SamplerResource
 from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
-from pipeline.filter import FilterConfig, default_benchmarks, filter_rows
+from pipeline.filter import FilterConfig, benchmark_sets, filter_sources
 from pipeline.paths import data_root
 from pipeline.release import release
 from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
+from pipeline.stage import StageResult, StageStats
 from pipeline.testgen.report import funnel_by_source, funnel_markdown
-from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown
+from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_heldout
 from pipeline.verify_shards import verify_sharded
 
 GROUP = "dataset"
@@ -32,8 +48,14 @@ ShardRunConfig = run_config_for(ShardConfig)
 
 @dg.multi_asset(
     outs={
-        "filtered_problems": dg.AssetOut(description="All sources together after quality rules, dedup, decontamination and mix.", automation_condition=EAGER),
+        "filtered_problems": dg.AssetOut(description="The training sources together after quality rules, decontamination "
+                                                     "against the benchmark and held-out sources, dedup and mix.",
+                                         automation_condition=EAGER),
         "filter_rejects": dg.AssetOut(description="What the Filter stage removed, with the reason and what it matched.", automation_condition=EAGER),
+        "benchmark_problems": dg.AssetOut(description="The rows of the benchmark and held-out sources: what training is "
+                                                      "decontaminated against (never trained on).", automation_condition=EAGER),
+        "heldout_problems": dg.AssetOut(description="The rows of the held-out sources, on their way to the test split.",
+                                        automation_condition=EAGER),
     },
     ins={"processed_problems": ALL_PARTITIONS},
     check_specs=specs("filtered_problems", FILTER_CHECKS),
@@ -41,15 +63,22 @@ ShardRunConfig = run_config_for(ShardConfig)
 )
 def filter_problems(context: dg.AssetExecutionContext, config: FilterRunConfig, processed_problems):
     rows = all_rows(processed_problems)
-    settings, benchmarks = to_dataclass(FilterConfig, config), default_benchmarks()
-    result = filter_rows(rows, settings, benchmarks)
-    context.log.info(f"filter: {len(rows)} in -> {len(result.kept)} kept, {len(result.rejects)} rejected")
+    settings = to_dataclass(FilterConfig, config)
+    split, result = filter_sources(rows, settings)
+    stats = stage_metadata(result.stats)
+    context.log.info(f"filter: {len(split.train)} training rows in -> {len(result.kept)} kept, {len(result.rejects)} rejected; "
+                     f"{len(split.benchmark)} benchmark and {len(split.heldout)} held-out rows decontaminated against")
     yield dg.Output(rows_to_table(result.kept, PROCESSED_SCHEMA), "filtered_problems", metadata={
-        **table_metadata(result.kept), **source_mix_metadata(result.kept), **length_metadata(result.kept),
-        "input_rows": len(rows), "stats": dg.MetadataValue.json(result.stats),
+        **table_metadata(result.kept), **stats, **source_mix_metadata(result.kept), **length_metadata(result.kept),
+        "rows_by_role": dg.MetadataValue.json(split.counts()),
     })
-    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "filter_rejects", metadata=rejects_metadata(result.rejects))
-    yield from filter_checks(len(rows), result, settings, benchmarks)
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "filter_rejects",
+                    metadata={**rejects_metadata(result.rejects), **stats})
+    for name, part in (("benchmark_problems", split.references), ("heldout_problems", split.heldout)):
+        passed = StageResult(part).count(len(part))  # passed on whole: nothing of theirs is filtered
+        yield dg.Output(rows_to_table(part, PROCESSED_SCHEMA), name, metadata={
+            **table_metadata(part), **stage_metadata(passed.stats), **source_mix_metadata(part)})
+    yield from filter_checks(len(split.train), result, settings, benchmark_sets(split.references))
 
 
 @dg.multi_asset(
@@ -78,16 +107,38 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
         result = verify_sharded(filtered_problems, settings, evaluate_many=run, progress=context.log.info)
     strength = strength_by_source(result.kept, result.rejects)
     funnel = funnel_by_source(result.kept, result.rejects)
+    stats = stage_metadata(result.stats)
     yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_problems", metadata={
-        **table_metadata(result.kept), "stats": dg.MetadataValue.json(result.stats), "evaluator": evaluator.backend,
+        **table_metadata(result.kept), **stats, "evaluator": evaluator.backend,
         "shards_reused": f"{result.stats['shards_reused']}/{result.stats['shards']}",
         "verify_funnel_by_source": dg.MetadataValue.md(funnel_markdown(funnel)),
         "verify_funnel_by_source_json": dg.MetadataValue.json(funnel),
         "test_strength_by_source": dg.MetadataValue.md(strength_markdown(strength)),
         "test_strength_by_source_json": dg.MetadataValue.json(strength),
     })
-    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "verify_rejects", metadata=rejects_metadata(result.rejects))
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "verify_rejects", metadata={**rejects_metadata(result.rejects), **stats})
     yield from verify_checks(len(filtered_problems), result, settings)
+
+
+@dg.multi_asset(
+    outs={
+        "verified_heldout": dg.AssetOut(description="The held-out problems whose tests can judge a program and, where "
+                                                    "they have references, a reference passes: the test split.",
+                                        automation_condition=EAGER),
+        "heldout_rejects": dg.AssetOut(description="Held-out problems with malformed tests or no passing reference.",
+                                       automation_condition=EAGER),
+    },
+    group_name=GROUP,
+)
+def verify_heldout_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, evaluator: EvaluatorResource,
+                            heldout_problems: Rows):
+    result = verify_heldout(heldout_problems, to_dataclass(VerifyConfig, config), evaluate_many=evaluator.evaluate_many(),
+                            progress=context.log.info)
+    stats = stage_metadata(result.stats)
+    yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_heldout", metadata={
+        **table_metadata(result.kept), **stats, **source_mix_metadata(result.kept), "evaluator": evaluator.backend})
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "heldout_rejects",
+                    metadata={**rejects_metadata(result.rejects), **stats})
 
 
 @dg.asset(group_name=GROUP, automation_condition=EAGER, description="Pass rate of k model samples per verified problem (cached per model/k/T/prompt).")
@@ -102,7 +153,7 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
                                        evaluate_many=evaluator.evaluate_many())
     context.add_output_metadata({
         **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
-        "stats": dg.MetadataValue.json(stats),
+        **stage_metadata(StageStats(len(verified_problems), len(scores), 0, {}, stats)),
         "backend": sampler.backend, "evaluator": evaluator.backend, "model": model.model_id, "startup_s": startup_s,
         "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
     })
@@ -117,29 +168,37 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
         "process_rejects": ALL_PARTITIONS,
         "filter_rejects": dg.AssetIn(),
         "verify_rejects": dg.AssetIn(),
+        "heldout_rejects": dg.AssetIn(),
     },
     description="Every rejected record of every stage, with its source, id and reason.",
 )
-def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, process_rejects, filter_rejects: Rows, verify_rejects: Rows):
-    rows = all_rows(collect_rejects) + all_rows(process_rejects) + filter_rejects + verify_rejects
-    context.add_output_metadata({**rejects_metadata(rows), "by_stage": dg.MetadataValue.json(dict(Counter(r["stage"] for r in rows)))})
+def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, process_rejects, filter_rejects: Rows,
+                      verify_rejects: Rows, heldout_rejects: Rows):
+    rows = all_rows(collect_rejects) + all_rows(process_rejects) + filter_rejects + verify_rejects + heldout_rejects
+    union = StageResult(rows).count(len(rows), by_stage=dict(Counter(r["stage"] for r in rows)))  # a union: all kept
+    context.add_output_metadata({**rejects_metadata(rows), **stage_metadata(union.stats),
+                                 "by_stage": dg.MetadataValue.json(union.stats["by_stage"])})
     return rows_to_table(rows, REJECT_SCHEMA)
 
 
-@dg.asset(group_name=GROUP, automation_condition=EAGER, description="Parquet shards (train/test), dataset card, and verl's RL layout; returns the file manifest.")
+@dg.asset(group_name=GROUP, automation_condition=EAGER, check_specs=specs("microcoder_dataset", DATASET_CHECKS),
+          description="Parquet shards (train: the verified training problems; test: the verified held-out problems), "
+                      "dataset card, and verl's RL layout; returns the file manifest.")
 def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
-                       difficulty_scores: Rows, rejected_problems: Rows):
+                       difficulty_scores: Rows, rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
     out_dir = f"{data_root()}/dataset"
-    result = release(verified_problems, difficulty_scores, rejected_problems, to_dataclass(ShardConfig, config), out_dir)
+    result = release(verified_problems, difficulty_scores, rejected_problems, to_dataclass(ShardConfig, config), out_dir,
+                     heldout=verified_heldout, references=benchmark_problems)
     stats = result.stats
     released = {r["problem_id"] for r in result.kept}
-    context.add_output_metadata({
-        "dagster/row_count": len(result.kept), "splits": dg.MetadataValue.json(stats["splits"]),
-        "eval_split": stats["eval_split"], "out_of_pass_rate_window": stats["out_of_pass_rate_window"],
+    yield dg.Output(rows_to_table(stats["manifest"], MANIFEST_SCHEMA), metadata={
+        "dagster/row_count": len(result.kept), **stage_metadata(stats, omit=("manifest", "card", "card_path")),
+        "splits": dg.MetadataValue.json(stats["splits"]),
+        "eval_split": stats["eval_split"], "out_of_pass_rate_window": stats.rejected,
         **({"heldout_groups": dg.MetadataValue.json(stats["heldout_groups"])} if stats["heldout_groups"] is not None else {}),
         **source_mix_metadata([r for r in verified_problems if r["problem_id"] in released]),
         **difficulty_metadata(stats["difficulty"], [r["pass_rate"] for r in result.kept if r.get("pass_rate") is not None]),
         "dataset_dir": dg.MetadataValue.path(out_dir), "card": dg.MetadataValue.md(stats["card"]),
         "card_path": dg.MetadataValue.path(stats["card_path"]),
     })
-    return rows_to_table(stats["manifest"], MANIFEST_SCHEMA)
+    yield from dataset_checks(result.kept, benchmark_problems)

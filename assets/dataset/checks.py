@@ -12,13 +12,17 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from pipeline.filter import BenchmarkSet, FilterConfig, find_contamination
+from pipeline.filter import BenchmarkSet, FilterConfig, benchmark_sets, find_contamination
 from pipeline.stage import StageResult
 from pipeline.verify import VerifyConfig
 
 FILTER_CHECKS = {
-    "filtered_problems_decontaminated": "No kept problem shares a benchmark n-gram (LiveCodeBench, HumanEval, MBPP test), under the run's thresholds.",
+    "filtered_problems_decontaminated": "No kept problem shares a benchmark n-gram (the benchmark and held-out sources), under the run's thresholds.",
     "filter_accounts_for_input": "Kept + rejected rows account for every input row.",
+}
+DATASET_CHECKS = {
+    "no_benchmark_in_training": "No training row comes from a benchmark or held-out source, or shares a benchmark "
+                                "problem's n-grams (the Filter's default thresholds).",
 }
 VERIFY_CHECKS = {
     "verified_problem_ids_unique": "Every problem_id appears once.",
@@ -81,3 +85,15 @@ def verify_checks(inputs: int, result: StageResult, config: VerifyConfig) -> Ite
     yield _result(asset, "verified_tests_reject_hardcoder", not fooled, checked=len(ran), violations=len(fooled),
                   examples=str(fooled[:5]), weak_marked=sum(1 for r in ran if not r["hardcoder_rejected"]))
     yield _accounts(asset, "verify_accounts_for_input", inputs, result)
+
+
+def dataset_checks(train_rows: list[dict], references: list[dict]) -> Iterator[dg.AssetCheckResult]:
+    """The released training rows hold no benchmark or held-out problem: none from such a source
+    (a role changed after Filter ran), none sharing one's n-grams (a new benchmark since)."""
+    sources = {r["source"] for r in references}
+    from_source = [r["problem_id"] for r in train_rows if r["source"] in sources]
+    copies = [train_rows[i]["problem_id"] for i, _ in find_contamination(train_rows, benchmark_sets(references))]
+    leaks = sorted(set(from_source + copies))
+    yield _result("microcoder_dataset", "no_benchmark_in_training", not leaks, training_rows=len(train_rows),
+                  benchmark_problems=len(references), from_benchmark_source=len(from_source), copies=len(copies),
+                  examples=str(leaks[:5]))

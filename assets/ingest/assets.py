@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.ingest.partitions import source_partitions
 from assets.io import Rows
-from assets.metadata import length_metadata, rejects_metadata, table_metadata
+from assets.metadata import length_metadata, rejects_metadata, stage_metadata, table_metadata
 from assets.resources import SamplerResource, TranslationResource
 from pipeline.process import process_rows
 from pipeline.process.checkers import checker_counts
@@ -27,10 +27,10 @@ GROUP = "ingest"
 def collect_source(context: dg.AssetExecutionContext):
     spec = spec_for(context.partition_key)
     result = collect(spec)
-    context.log.info(f"{spec.name}: {result.stats['records']} records -> {len(result.kept)} rows, {len(result.rejects)} rejects")
-    yield dg.Output(rows_to_table(result.kept, PROBLEM_SCHEMA), "raw_problems",
-                    metadata={**table_metadata(result.kept), "source_records": result.stats["records"]})
-    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "collect_rejects", metadata=rejects_metadata(result.rejects))
+    context.log.info(f"{spec.name} ({spec.role}): {result.stats.input} records -> {len(result.kept)} rows, {len(result.rejects)} rejects")
+    stats = {**stage_metadata(result.stats), "source_role": spec.role}
+    yield dg.Output(rows_to_table(result.kept, PROBLEM_SCHEMA), "raw_problems", metadata={**table_metadata(result.kept), **stats})
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "collect_rejects", metadata={**rejects_metadata(result.rejects), **stats})
 
 
 @dg.multi_asset(
@@ -50,8 +50,9 @@ def process_source(context: dg.AssetExecutionContext, raw_problems: Rows, transl
         if translator is not None:  # a model started for this partition stops with it (a vLLM engine holds GBs)
             translator.sampler.close()
     context.log.info(f"{context.partition_key}: {len(raw_problems)} rows -> {len(result.kept)} kept, {len(result.rejects)} rejected")
+    stats = {**stage_metadata(result.stats), "source_role": spec_for(context.partition_key).role}
     yield dg.Output(rows_to_table(result.kept, PROCESSED_SCHEMA), "processed_problems", metadata={
-        **table_metadata(result.kept), **length_metadata(result.kept), "input_rows": len(raw_problems),
+        **table_metadata(result.kept), **length_metadata(result.kept), **stats,
         "checkers": dg.MetadataValue.json(checker_counts(result.kept)),
         "only_statement_examples": only_public(result.kept)})  # rows whose every test the statement prints
-    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "process_rejects", metadata=rejects_metadata(result.rejects))
+    yield dg.Output(rows_to_table(result.rejects, REJECT_SCHEMA), "process_rejects", metadata={**rejects_metadata(result.rejects), **stats})

@@ -1,8 +1,9 @@
 """Filter stage: quality rules, decontamination, exact + MinHash-LSH dedup, difficulty mix."""
 
-from pipeline.filter.decontaminate import BenchmarkSet, NgramIndex, default_benchmarks
+from pipeline.filter.decontaminate import BenchmarkSet, NgramIndex
 from pipeline.filter.quality import QualityConfig
-from pipeline.filter.rows import DEFAULT_SOURCE_PRIORITY, FilterConfig, filter_rows, find_contamination
+from pipeline.filter.roles import RoleSplit, benchmark_sets, split_by_role
+from pipeline.filter.rows import FilterConfig, filter_rows, filter_sources, find_contamination
 
-__all__ = ["DEFAULT_SOURCE_PRIORITY", "BenchmarkSet", "FilterConfig", "NgramIndex", "QualityConfig",
-           "default_benchmarks", "filter_rows", "find_contamination"]
+__all__ = ["BenchmarkSet", "FilterConfig", "NgramIndex", "QualityConfig", "RoleSplit", "benchmark_sets",
+           "filter_rows", "filter_sources", "find_contamination", "split_by_role"]

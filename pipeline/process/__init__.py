@@ -64,9 +64,7 @@ def process_rows(
             continue
         if pending:
             _translate_batch(pending, language, translator, result)
-    result.stats = {"input": stepped.stats["input"], "kept": len(result.kept), "rejected": len(result.rejects),
-                    "translated": sum(1 for r in result.kept if r.get("original_statement")), "reasons": result.reasons()}
-    return result
+    return result.count(stepped.stats.input, translated=sum(1 for r in result.kept if r.get("original_statement")))
 
 
 def _translate_batch(pending: list[Row], language: str, translator: Translator, result: StageResult) -> None:

@@ -1,4 +1,8 @@
-"""MBPP (google-research mbpp.jsonl layout): ``text``, ``code``, ``test_list``, ``test_setup_code``."""
+"""MBPP (google-research mbpp.jsonl layout): ``text``, ``code``, ``test_list``, ``test_setup_code``.
+
+``options["split"]``: ``"test"`` reads MBPP's test split only (task ids 11..510, the benchmark),
+``"train"`` every other task; absent, every record.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,20 @@ from pipeline.sources.registry import SourceAdapter, SourceSpec, register_adapte
 LICENSE = "CC-BY-4.0"
 
 
+TEST_TASK_IDS = range(11, 511)  # MBPP's test split
+
+
 def load(spec: SourceSpec):
-    return load_records(spec)
+    split = spec.options.get("split")
+    if split not in (None, "test", "train"):
+        raise ValueError(f"source {spec.name!r}: mbpp split {split!r} is not 'test' or 'train'")
+    for record in load_records(spec):
+        if split is not None:  # a line that is no record is reported once, by the train split
+            task = record.get("task_id") if isinstance(record, dict) else None
+            in_test = task is not None and str(task).isdigit() and int(task) in TEST_TASK_IDS
+            if in_test != (split == "test"):
+                continue
+        yield record
 
 
 def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:

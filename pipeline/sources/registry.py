@@ -15,6 +15,12 @@ from typing import Any
 
 from pipeline.stage import COLLECT, Rejected, StageResult, error_summary, reject
 
+# What a source is for. ``train``: curated into the training set. ``benchmark``: only what training
+# is decontaminated against. ``heldout``: the evaluation split (and decontaminated against too).
+TRAIN, BENCHMARK, HELDOUT = "train", "benchmark", "heldout"
+ROLES = (TRAIN, BENCHMARK, HELDOUT)
+DEFAULT_PRIORITY = 100  # a source without one (a dropped file) ranks after the declared ones
+
 
 class SourceReadError(RuntimeError):
     """A whole file cannot be read (corrupt archive, unreadable bytes): the source fails, naming it."""
@@ -26,6 +32,8 @@ class SourceSpec:
 
     Either ``data_files`` (local paths or fsspec URLs) or ``hub_path`` (a hub dataset id, with
     ``hub_name``/``split``) says where records come from; ``adapter`` says how to read them.
+    ``role``: what the source is for (:data:`ROLES`); ``priority``: which copy of a problem found
+    in several training sources is kept (lower first; see ``pipeline.filter.dedup.keeper_key``).
     """
 
     name: str
@@ -35,6 +43,12 @@ class SourceSpec:
     hub_name: str | None = None
     split: str = "train"
     options: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    role: str = TRAIN
+    priority: int = DEFAULT_PRIORITY
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"source {self.name!r}: role {self.role!r} is not one of {ROLES}")
 
     @property
     def is_hub(self) -> bool:
@@ -80,7 +94,9 @@ def _record_id(record: dict[str, Any], index: int) -> str:
 def collect(spec: SourceSpec) -> StageResult:
     """Map every record of ``spec`` to canonical rows; malformed ones become rejects.
 
-    ``stats["records"]``: records read from the source (kept rows and rejects account for all).
+    ``stats.input``: records read from the source (kept rows and rejects account for all; a record
+    may map to several rows). Not :func:`pipeline.stage.run_steps`: a record is not a row yet, one
+    maps to several rows, and a loader yields its own rejects for records it cannot parse.
     """
     adapter = get_adapter(spec.adapter)
     result = StageResult()
@@ -97,8 +113,7 @@ def collect(spec: SourceSpec) -> StageResult:
             result.rejects.append(reject(COLLECT, record, reason, detail, source=spec.name, source_id=_record_id(record, index)))
             continue
         result.kept.extend(mapped if isinstance(mapped, list) else [mapped])
-    result.stats = {"records": count, "kept": len(result.kept), "rejected": len(result.rejects), "reasons": result.reasons()}
-    return result
+    return result.count(count)
 
 
 def read_json_lines(path: str) -> Iterator[dict[str, Any] | Rejected]:

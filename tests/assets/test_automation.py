@@ -49,3 +49,31 @@ def test_refresh_schedule_requests_every_source(data_root, monkeypatch):
     monkeypatch.setenv("MICROCODER_REFRESH_CRON", "every monday")
     with pytest.raises(ValueError, match="MICROCODER_REFRESH_CRON"):
         refresh_cron()
+
+
+def test_a_dropped_benchmark_source_has_its_role_and_triggers_re_decontamination(data_root, shared_data):
+    """A file under ``drop/benchmark/<adapter>/`` is a benchmark source; once it is ingested, the
+    eager condition asks for Filter again, so training is decontaminated against it too."""
+    from assets.definitions import defs
+    from pipeline.sources import BENCHMARK
+    from pipeline.sources.discovery import configured_specs
+
+    drop = data_root / "drop" / "benchmark" / "humaneval"
+    drop.mkdir(parents=True)
+    shutil.copy(shared_data / "humaneval_xl" / "python_English.jsonl", drop / "extra.jsonl")
+    name = "drop_benchmark_humaneval_extra"
+    assert configured_specs()[name].role == BENCHMARK
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("sources", ["taco"])
+        instance.report_runless_asset_event(dg.AssetMaterialization(asset_key="processed_problems", partition="taco"))
+        for key in ("filtered_problems", "filter_rejects", "benchmark_problems", "heldout_problems"):
+            instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key))
+        before = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        assert not any(r.key.to_user_string() == "filtered_problems" and r.true_subset.size for r in before.results)
+        sensor = defs.resolve_sensor_def("source_drop_sensor")(dg.build_sensor_context(instance=instance))
+        assert name in sensor.dynamic_partitions_requests[0].partition_keys
+        instance.add_dynamic_partitions("sources", [name])
+        instance.report_runless_asset_event(dg.AssetMaterialization(asset_key="processed_problems", partition=name))
+        after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
+    requested = {r.key.to_user_string() for r in after.results if r.true_subset.size}
+    assert {"filtered_problems", "benchmark_problems"} <= requested

@@ -10,7 +10,7 @@ import io
 
 import dagster as dg
 
-from assets.metadata import rejects_metadata, table_metadata
+from assets.metadata import rejects_metadata, stage_metadata, table_metadata
 from assets.progress import (
     Progress,
     RunReport,
@@ -25,6 +25,7 @@ from assets.progress import (
     step_eta,
     summary,
 )
+from pipeline.stage import StageStats
 
 
 def _stored(metadata: dict) -> dict:
@@ -37,10 +38,16 @@ def _kept(n: int, **extra) -> dict:
     return _stored({**table_metadata(rows), **extra})
 
 
-def _rejects(reasons: dict[str, int]) -> dict:
+def _rejects(reasons: dict[str, int], **extra) -> dict:
     column = [reason for reason, n in reasons.items() for _ in range(n)]
     rows = [{"problem_id": str(i), "reason": reason, "detail": ""} for i, reason in enumerate(column)]
-    return _stored(rejects_metadata(rows))
+    return _stored({**rejects_metadata(rows), **extra})
+
+
+def _outputs(read: int, kept: int, reasons: dict[str, int]) -> list[dict]:
+    """A stage's two outputs as it stores them: its rows and its rejects, each with the stage's counts."""
+    counts = stage_metadata(StageStats(read, kept, sum(reasons.values()), reasons))
+    return [_kept(kept, **counts), _rejects(reasons, **counts)]
 
 
 def _step(name: str, outputs: list[dict], started: float = 0.0, ended: float = 10.0) -> StepReport:
@@ -53,23 +60,21 @@ def _step(name: str, outputs: list[dict], started: float = 0.0, ended: float = 1
 def _partition(source: str, collect: tuple[int, int, dict], process: tuple[int, int, dict], seconds: float = 40.0) -> RunReport:
     report = RunReport(f"ingest[{source}]", "ingest_job", source, run_id="r-" + source, status="ok", started=0.0, ended=seconds)
     records, kept, reasons = collect
-    report.steps["collect_source"] = _step("collect_source", [_kept(kept, source_records=records), _rejects(reasons)], 0, 10)
+    report.steps["collect_source"] = _step("collect_source", _outputs(records, kept, reasons), 0, 10)
     read, kept, reasons = process
-    report.steps["process_source"] = _step("process_source", [_kept(kept, input_rows=read), _rejects(reasons)], 10, seconds)
+    report.steps["process_source"] = _step("process_source", _outputs(read, kept, reasons), 10, seconds)
     return report
 
 
 def test_step_reads_rows_and_rejects_from_stored_metadata():
-    step = _step("process_source", [_kept(701, input_rows=790), _rejects({"no_tests": 60, "needs_translation": 29})])
+    step = _step("process_source", _outputs(790, 701, {"no_tests": 60, "needs_translation": 29}))
     assert (step.rows_in, step.rows_out, step.rejects) == (790, 701, 89)
     assert step.reasons == {"no_tests": 60, "needs_translation": 29}
     assert format_step(step) == "process 790 -> 701 rows, 89 rejects"
 
 
-def test_rows_in_is_kept_plus_rejected_where_the_stage_does_not_say():
-    step = _step("verify_problems", [_kept(8), _rejects({"no_reference_passes": 2})])
-    assert format_step(step) == "verify 10 -> 8 rows, 2 rejects"
-    assert format_step(_step("difficulty_scores", [_kept(8)])) == "difficulty_scores 8 rows"
+def test_an_asset_without_stage_counts_gives_its_rows_or_its_time():
+    assert format_step(_step("grpo_checkpoints", [_kept(8)])) == "grpo_checkpoints 8 rows"
     assert format_step(_step("grpo_training_run", [{"steps": 3}], 0, 95)) == "grpo_training_run 1m35s"
     failed = StepReport("collect_source", started=0, ended=1, failed=True)
     assert format_step(failed) == "collect FAILED"
@@ -80,10 +85,11 @@ def test_summary_sums_partitions_and_ranks_reasons():
         _partition("taco", (812, 790, {"bad_record": 22}), (790, 701, {"no_tests": 60, "needs_translation": 29})),
         _partition("mbpp", (974, 974, {}), (974, 970, {"no_tests": 4})),
     ]
-    union = _step("rejected_problems", [{**_rejects({"no_tests": 64}), "by_stage": dg.MetadataValue.json({})}])
+    union_counts = stage_metadata(StageStats(64, 64, 0))
+    union = _step("rejected_problems", [_rejects({"no_tests": 64}, **union_counts, by_stage=dg.MetadataValue.json({}))])
     assert union.aggregate  # only a union of the others' rejects: not counted twice
     dataset = RunReport("dataset_job", "dataset_job", run_id="d", status="ok", started=0, ended=200)
-    dataset.steps = {"filter_problems": _step("filter_problems", [_kept(1500, input_rows=1671), _rejects({"duplicate": 171})]),
+    dataset.steps = {"filter_problems": _step("filter_problems", _outputs(1671, 1500, {"duplicate": 171})),
                      "rejected_problems": union}
     text = summary([*reports, dataset], {"ingest": 81.0, "dataset_job": 200.0, "total": 290.0},
                    outputs_table([*reports, dataset], "/tmp/home"))
@@ -151,8 +157,9 @@ def test_report_reads_a_runs_events_whatever_the_assets_are_called():
     @dg.multi_asset(outs={"filtered_problems": dg.AssetOut(), "filter_rejects": dg.AssetOut()})
     def filter_problems(context):
         context.log.info("filtered 12/12")
-        yield dg.Output(1, "filtered_problems", metadata={**_kept(9), "input_rows": 12})
-        yield dg.Output(2, "filter_rejects", metadata=_rejects({"duplicate": 2, "contaminated": 1}))
+        kept, rejects = _outputs(12, 9, {"duplicate": 2, "contaminated": 1})
+        yield dg.Output(1, "filtered_problems", metadata=kept)
+        yield dg.Output(2, "filter_rejects", metadata=rejects)
 
     with dg.instance_for_test() as instance:
         result = dg.materialize([filter_problems], instance=instance, resources={"io_manager": dg.mem_io_manager})

@@ -9,7 +9,13 @@ SOURCES = ("humaneval", "mbpp", "leetcode", "livecodebench", "taco")
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory, shared_data):
+def built_instance() -> dg.DagsterInstance:
+    """The instance the shared build materializes into (its event log: the assets' metadata)."""
+    return dg.DagsterInstance.ephemeral()
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, shared_data, built_instance):
     root = tmp_path_factory.mktemp("microcoder-data")
     mp = pytest.MonkeyPatch()
     mp.setenv("MICROCODER_DATA", str(root))
@@ -17,7 +23,7 @@ def built(tmp_path_factory, shared_data):
     from assets.ingest.partitions import register_sources
     from assets.resources import TranslationResource
 
-    instance = dg.DagsterInstance.ephemeral()
+    instance = built_instance
     resources = {"translation": TranslationResource(enabled=False)}
     register_sources(instance)
     for key in SOURCES:

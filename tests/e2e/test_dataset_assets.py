@@ -16,6 +16,48 @@ def test_dataset_job_succeeds_with_passing_checks(built):
     assert not failed, failed
 
 
+def test_every_dataset_asset_reports_its_stage_counts_the_same_way(built, built_instance):
+    """Each asset of the ingest and dataset groups carries the stage keys, with counts that add up
+    (the training asset is a run, not a stage over rows)."""
+    from assets.definitions import defs
+    from assets.metadata import STAGE_KEYS
+
+    graph = defs.resolve_asset_graph()
+    keys = [k for k in graph.get_all_asset_keys() if graph.get(k).group_name in ("ingest", "dataset")]
+    assert len(keys) == 15
+    for key in keys:
+        event = built_instance.get_latest_materialization_event(key)
+        assert event is not None, key
+        metadata = event.asset_materialization.metadata
+        assert set(STAGE_KEYS) <= set(metadata), (key, sorted(metadata))
+        rows_in, kept, rejected = (metadata[k].value for k in ("rows_in", "rows_kept", "rows_rejected"))
+        assert rejected == sum(metadata["stage_reasons"].value.values()), key
+        if key.to_user_string() not in ("microcoder_dataset", "difficulty_scores"):  # a window, a sample
+            assert kept + rejected == rows_in, key
+
+
+def test_the_roles_shape_the_lineage_and_the_card(built, built_instance):
+    """Benchmarks and held-out sets flow through the graph as inputs: Filter passes them on, the
+    held-out ones are verified into the test split, the card says what removed what, and the
+    release's check finds no benchmark problem in a training shard."""
+    import dagster as dg
+
+    root, result = built
+    meta = {k: built_instance.get_latest_materialization_event(dg.AssetKey(k)).asset_materialization.metadata
+            for k in ("filtered_problems", "benchmark_problems", "verified_heldout", "microcoder_dataset")}
+    roles = meta["filtered_problems"]["rows_by_role"].value
+    assert set(roles["benchmark"]) == {"humaneval"} and set(roles["heldout"]) == {"livecodebench"}
+    assert set(roles["train"]) == {"mbpp", "leetcode", "taco"}
+    assert meta["benchmark_problems"]["rows_in"].value == 164 + 879
+    assert meta["microcoder_dataset"]["splits"].value["test"] == meta["verified_heldout"]["rows_kept"].value > 0
+    card = (root / "dataset" / "README.md").read_text()
+    assert "## Decontamination" in card and "| livecodebench | 879 |" in card
+    check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_benchmark_in_training")
+    assert check.passed and check.metadata["benchmark_problems"].value == 164 + 879
+    train = pl.read_parquet(root / "dataset" / "data" / "train-*.parquet")
+    assert not set(train["source"].unique()) & {"humaneval", "livecodebench", "mbpp_test"}
+
+
 def test_shards_load_with_datasets_and_polars(built):
     import datasets
 

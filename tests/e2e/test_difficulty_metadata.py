@@ -11,7 +11,7 @@ def test_difficulty_metadata_names_backend_and_throughput(built) -> None:
     metadata = {key: getattr(value, "value", value) for key, value in event.metadata.items()}
     assert metadata["backend"] == "transformers"  # the resource's default
     assert metadata["model"] == "SmolLM2-135M-Instruct.Q4_1"
-    stats = metadata["stats"]
+    stats = metadata["stage_stats"]
     assert stats["sampled"] == 3 and stats["generated_tokens"] > 0
     assert metadata["tokens_per_s"] == stats["tokens_per_s"] > 0
     assert metadata["problems_per_s"] == stats["problems_per_s"] > 0

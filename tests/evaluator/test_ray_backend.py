@@ -135,7 +135,7 @@ def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data, tmp_path, 
     (event,) = [m for m in result.asset_materializations_for_node("verify_problems")
                 if m.asset_key.path[-1] == "verified_problems"]
     assert event.metadata["evaluator"].value == f"ray ({cluster['address']})"
-    assert event.metadata["shards_reused"].value == "0/" + str(event.metadata["stats"].value["shards"])
+    assert event.metadata["shards_reused"].value == "0/" + str(event.metadata["stage_stats"].value["shards"])
     on_cluster = result.output_for_node("verify_problems", "verified_problems")
     local = verify_rows(rows, VerifyConfig()).kept
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from datasketch import MinHash, MinHashLSH
 
-from pipeline.filter import BenchmarkSet, FilterConfig, QualityConfig, default_benchmarks, filter_rows
+from pipeline.filter import BenchmarkSet, FilterConfig, QualityConfig, benchmark_sets, filter_rows, filter_sources
 from pipeline.filter.dedup import candidate_pairs, keeper_key, near_duplicates, num_tests
 from pipeline.filter.minhash import signatures, to_minhash
 from pipeline.filter.mix import subsample
@@ -44,8 +44,17 @@ def collected(shared_data) -> dict[str, list[dict]]:
 
 
 @pytest.fixture(scope="module")
-def benchmarks(shared_data) -> list[BenchmarkSet]:
-    return default_benchmarks()
+def reference_rows(shared_data) -> list[dict]:
+    """Processed rows of every source whose declared role is benchmark or held-out."""
+    from pipeline.process import process_rows
+    from pipeline.sources import TRAIN, collect, default_specs
+
+    return [row for spec in default_specs().values() if spec.role != TRAIN for row in process_rows(collect(spec).kept).kept]
+
+
+@pytest.fixture(scope="module")
+def benchmarks(reference_rows) -> list[BenchmarkSet]:
+    return benchmark_sets(reference_rows)
 
 
 def _row(statement: str, **extra) -> dict:
@@ -166,8 +175,8 @@ def test_candidate_pairs_match_datasketch_lsh_queries(processed):
 
 
 def test_leetcode_problems_in_livecodebench_are_contamination(processed, benchmarks):
-    assert {b.name for b in benchmarks} >= {"livecodebench", "humaneval", "mbpp"}
-    assert len(next(b for b in benchmarks if b.name == "mbpp").statements) == 500
+    assert {b.name for b in benchmarks} >= {"livecodebench", "humaneval", "mbpp_test"}
+    assert len(next(b for b in benchmarks if b.name == "mbpp_test").statements) == 500
     train = [r for r in processed["leetcode"] if json.loads(r["metadata"])["split"] == "train"]
     cfg = FilterConfig(exact_dedup=False, near_dedup=False)
     result = filter_rows(train, cfg, benchmarks)
@@ -179,13 +188,40 @@ def test_leetcode_problems_in_livecodebench_are_contamination(processed, benchma
 
 
 def test_decontamination_catches_a_short_mbpp_prompt_and_spares_boilerplate(benchmarks):
-    mbpp = next(b for b in benchmarks if b.name == "mbpp")
+    mbpp = next(b for b in benchmarks if b.name == "mbpp_test")
     copied = _row("Please solve: " + mbpp.statements[0] + " Use a loop.")
     boiler = _row("The first line contains a single integer t (1 <= t <= 10^4) - the number of test cases. "
                   "Each test case contains one integer n. Print the number of divisors of n.")
     result = filter_rows([copied, boiler], FilterConfig(quality=QualityConfig(min_statement_chars=1)), benchmarks)
     assert [r["reason"] for r in result.rejects] == ["benchmark_contamination"]
-    assert json.loads(result.rejects[0]["detail"])["benchmark"] == "mbpp"
+    assert json.loads(result.rejects[0]["detail"])["benchmark"] == "mbpp_test"
+
+
+def test_roles_split_the_sources_and_a_launchpad_override_moves_one(processed, reference_rows):
+    """Benchmark and held-out rows are never filtered into training; they are what it is
+    decontaminated against. Marking LeetCode a benchmark in the launchpad takes it out of training
+    and makes it something training is checked against; a typo names the configured sources."""
+    from pipeline.paths import SettingError
+
+    rows = processed["leetcode"][:300] + processed["taco"][:300] + reference_rows
+    config = FilterConfig(near_dedup=False)
+    split, result = filter_sources(rows, config)
+    assert {r["source"] for r in split.train} == {"leetcode", "taco"}
+    assert {r["source"] for r in split.heldout} == {"livecodebench"}
+    assert {r["source"] for r in split.benchmark} >= {"humaneval", "mbpp_test"}
+    assert result.stats.input == len(split.train) == 600
+    assert result.stats.kept + result.stats.rejected == 600
+    assert result.stats["rows_by_role"]["heldout"] == {"livecodebench": 879}
+    against = {d["benchmark"]: d for d in result.stats["decontaminated_against"]}
+    assert against["livecodebench"]["problems"] == 879 and against["livecodebench"]["training_rows_removed"] > 0
+
+    moved, moved_result = filter_sources(rows, FilterConfig(near_dedup=False, roles={"leetcode": "benchmark"}))
+    assert {r["source"] for r in moved.train} == {"taco"} and "leetcode" in {r["source"] for r in moved.benchmark}
+    assert {d["benchmark"] for d in moved_result.stats["decontaminated_against"]} >= {"leetcode"}
+    with pytest.raises(SettingError, match="no configured source.*taco"):
+        filter_sources(rows, FilterConfig(roles={"leetcod": "benchmark"}))
+    with pytest.raises(SettingError, match="not one of"):
+        filter_sources(rows, FilterConfig(roles={"leetcode": "eval"}))
 
 
 def test_difficulty_mix_is_deterministic_and_has_its_reason(processed):

@@ -7,17 +7,22 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.heldout import eval_group, heldout_rows
+from pipeline.heldout import eval_group, from_date
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, write_dataset
 
 
 @pytest.fixture(scope="module")
-def lcb():
-    rows = heldout_rows()
-    if not rows:
-        pytest.skip("../shared/data/livecodebench is absent")
-    return rows
+def lcb(shared_data):
+    """The held-out source's rows, through Collect, Process and the held-out Verify."""
+    from pipeline.process import process_rows
+    from pipeline.sources import HELDOUT, collect, default_specs
+    from pipeline.verify import verify_heldout
+
+    spec = next(s for s in default_specs().values() if s.role == HELDOUT)
+    result = verify_heldout(process_rows(collect(spec).kept).kept)
+    assert result.stats.kept + result.stats.rejected == result.stats.input == 879
+    return result.kept
 
 
 def test_local_copy_groups_by_test_kind(lcb):
@@ -25,7 +30,9 @@ def test_local_copy_groups_by_test_kind(lcb):
     groups = {eval_group(r) for r in lcb}
     assert groups == {"livecodebench/stdin", "livecodebench/call"}
     assert all(r["source"] == "livecodebench" for r in lcb)
-    assert heldout_rows(after="2024-01-01") == []  # a date split needs dates
+    assert from_date(lcb, "2024-01-01") == []  # a date split needs dates
+    assert from_date([{"contest_date": "2024-03-01"}, {"contest_date": "2023-12-31"}], "2024-01-01") == [
+        {"contest_date": "2024-03-01"}]
 
 
 def test_hub_fields_give_the_papers_groups(lcb):

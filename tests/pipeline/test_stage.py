@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pipeline.schema import PROCESSED_SCHEMA, REJECT_SCHEMA, Tests, rows_from_table, rows_to_table
-from pipeline.stage import PROCESS, Rejected, StageResult, reject, run_steps
+from pipeline.stage import PROCESS, Rejected, StageResult, StageStats, reject, run_steps
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def test_run_steps_rejects_one_row_and_keeps_the_rest(processed):
     assert record["statement"] == processed[2]["statement"] != "changed"
     assert Tests.from_json(record["tests"]) == processed[2]["tests"]
     assert all(r["statement"] != "changed" for r in processed)
-    assert result.stats == {"input": 6, "kept": 4, "rejected": 2, "reasons": {"process_error": 1, "too_plain": 1}}
+    assert result.stats == StageStats(6, 4, 2, {"process_error": 1, "too_plain": 1})
 
 
 def test_tests_are_parsed_once_at_the_storage_edge(processed):

@@ -105,7 +105,7 @@ def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, m
         (row,) = [r for r in result.kept if r["problem_id"] == weak_id]
         assert row["weak_tests"] and json.loads(row["incorrect_survivors"]) == [0] and row["test_strength"] < 1.0
     summary = strength_by_source(result.kept, result.rejects)["kodcode"]
-    assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats["rejects_by_reason"].get("no_reference_passes", 0)
+    assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats.reasons.get("no_reference_passes", 0)
     assert summary["weak_rejected" if mode == "reject" else "weak_kept"] == 1
 
 
@@ -141,7 +141,7 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
         return event
 
     materialization = materialize()
-    shards = materialization.metadata["stats"].value["shards"]
+    shards = materialization.metadata["stage_stats"].value["shards"]
     assert materialization.metadata["shards_reused"].value == f"0/{shards}"
     again = materialize()  # a refresh with nothing changed: every shard from the first run
     assert again.metadata["shards_reused"].value == f"{shards}/{shards}"
@@ -151,3 +151,24 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     assert "| kodcode |" in materialization.metadata["test_strength_by_source"].value
     funnel = materialization.metadata["verify_funnel_by_source_json"].value["kodcode"]
     assert funnel["problems_in"] == 3 and funnel["hardcoder_run"] == funnel["released"]
+
+
+def test_a_reference_the_evaluator_failed_runs_once_more():
+    """An ``internal_error`` is the evaluator's hiccup, never the program's: that reference runs
+    again, and the problem is judged on the second run (a main job lost a KodCode problem so)."""
+    from evaluator import evaluate_many as real
+    from evaluator.model import Result, Verdict
+    from pipeline.verify import plan, run_references
+
+    tests = CanonicalTests(kind="stdin", cases=[{"input": "2\n", "output": "4\n"}])
+    rows = [{"problem_id": "p", "tests": tests, "solutions": ["print(int(input()) * 2)"]}]
+    calls = []
+
+    def flaky(jobs, limits, **kw):
+        calls.append(len(jobs))
+        if len(calls) == 1:
+            return [Result.failed(Verdict.INTERNAL_ERROR, "worker start timed out", key=j[0]) for j in jobs]
+        return real(jobs, limits, **kw)
+
+    by_problem = run_references(rows, plan(rows, VerifyConfig()), VerifyConfig(), flaky)
+    assert calls == [1, 1] and by_problem["p"][0].verdict is Verdict.ACCEPTED

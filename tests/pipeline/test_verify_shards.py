@@ -55,8 +55,8 @@ def test_an_unchanged_refresh_runs_no_program(rows, tmp_path):
     assert counted.calls == 0 and again.stats["shards_reused"] == again.stats["shards"]
     assert again.stats["problems_reused"] == len(rows)
     assert _summary(again) == _summary(first)
-    assert {k: again.stats[k] for k in ("verified", "rejected", "rejects_by_reason")} == \
-        {k: first.stats[k] for k in ("verified", "rejected", "rejects_by_reason")}
+    assert {k: again.stats[k] for k in ("verified", "rejected", "reasons")} == \
+        {k: first.stats[k] for k in ("verified", "rejected", "reasons")}
 
 
 def test_a_changed_problem_reverifies_its_shard_only(rows, tmp_path):
