@@ -33,7 +33,9 @@ from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.testgen.generate import TestGenConfig  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
 
-DEFAULT_SOURCES = ("mbpp", "humaneval", "kodcode", "leetcode", "taco", "code_contests_verify")
+# MBPP's labelled programs are on its test split (mbpp_test, a benchmark source): test quality is
+# measured on it whatever its role, since Verify generates the same way for every source.
+DEFAULT_SOURCES = ("mbpp_test", "mbpp", "humaneval", "kodcode", "leetcode", "taco", "code_contests_verify")
 
 
 def labelled_programs() -> dict[tuple[str, str], list[dict]]:
@@ -54,9 +56,10 @@ def labelled_programs() -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def programs_for(row: dict, labelled: dict) -> list[dict]:
-    """Labelled programs of the problem, else its references (correct) and known-wrong programs."""
-    found = labelled.get((row["source"], row["source_id"]))
+def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
+    """Labelled programs of the problem (``dataset``: the labels' name for its source's layout,
+    the adapter), else its references (correct) and known-wrong programs."""
+    found = labelled.get((dataset, row["source_id"]))
     if found:
         return found
     return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i}"} for i, c in enumerate(row.get("solutions") or [])]
@@ -87,7 +90,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
     released = [r for r in verified.kept if r.get("verified")]
     pairs_before, pairs_after = [], []
     for row in released:
-        for program in programs_for(row, labelled):
+        for program in programs_for(row, labelled, spec.adapter):
             pairs_before.append((program, before_tests[row["problem_id"]]))
             pairs_after.append((program, row["tests"].to_dict()))
     res_before, res_after = judge(pairs_before, workers), judge(pairs_after, workers)
