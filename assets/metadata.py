@@ -55,6 +55,37 @@ def stage_metadata(stats: StageStats, *, omit: tuple[str, ...] = ()) -> dict[str
     }
 
 
+def stats_from_metadata(metadata: dict[str, Any]) -> StageStats | None:
+    """:func:`stage_metadata` read back from a stored materialization (None: it has none)."""
+    value = {k: getattr(metadata.get(k), "value", metadata.get(k)) for k in STAGE_KEYS}
+    if value["rows_in"] is None:
+        return None
+    return StageStats(int(value["rows_in"]), int(value["rows_kept"]), int(value["rows_rejected"]),
+                      dict(value["stage_reasons"] or {}), dict(value["stage_stats"] or {}))
+
+
+def stage_counts(instance: dg.DagsterInstance, assets: dict[str, str]) -> dict[str, StageStats]:
+    """Each stage's counts (stage name -> the asset that reports them), as the latest
+    materialization of every partition reported them, summed over partitions."""
+    out: dict[str, StageStats] = {}
+    for stage, asset in assets.items():
+        latest: dict[str | None, StageStats] = {}
+        records = instance.fetch_materializations(dg.AssetKey(asset), limit=10_000).records  # newest first
+        for record in records:
+            event = record.asset_materialization
+            if event is not None and event.partition not in latest:
+                found = stats_from_metadata(dict(event.metadata))
+                if found is not None:
+                    latest[event.partition] = found
+        if latest:
+            reasons: Counter = Counter()
+            for s in latest.values():
+                reasons.update(s.reasons)
+            out[stage] = StageStats(sum(s.input for s in latest.values()), sum(s.kept for s in latest.values()),
+                                    sum(s.rejected for s in latest.values()), dict(reasons.most_common()))
+    return out
+
+
 def rejects_metadata(rejects: Rows) -> dict[str, Any]:
     counts = dict(Counter(r["reason"] for r in rejects))
     return {

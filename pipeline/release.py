@@ -17,7 +17,7 @@ from pipeline.filter.roles import decontaminated_against
 from pipeline.heldout import eval_group, from_date
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
-from pipeline.stage import VERIFY, Row, StageResult, reject
+from pipeline.stage import VERIFY, Row, StageResult, StageStats, reject
 from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import strength_by_source, strength_markdown
 
@@ -25,12 +25,13 @@ RELEASE = "release"
 
 
 def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
-            heldout: list[Row] = (), references: list[Row] = ()) -> StageResult:
+            heldout: list[Row] = (), references: list[Row] = (), stages: dict[str, StageStats] | None = None) -> StageResult:
     """Write the dataset under ``out_dir``; ``stats`` holds the split counts, the file manifest and the card.
 
     ``rejected``: every stage's rejects (the card reports them per reason); ``heldout``: the
     verified held-out rows (the test split); ``references``: the benchmark and held-out rows the
-    training rows were decontaminated against (the card counts what each removed).
+    training rows were decontaminated against (the card counts what each removed); ``stages``:
+    the earlier stages' counts, in order (the card's rows per stage, with the release's own).
     """
     rows = merge_scores(verified, scores)
     kept, rejects = [], []
@@ -48,8 +49,9 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         entry["rows"] += 1
     histogram = dict(Counter(str(row["difficulty"]) for row in kept))
     verify_rejects = [r for r in rejected if r["stage"] == VERIFY]
+    own = StageStats(len(verified), len(kept), len(rejects), dict(Counter(r["reason"] for r in rejects)))
     card = card_markdown(
-        {"verified": len(verified), "released": len(kept), "out_of_pass_rate_window": len(rejects)},
+        {**(stages or {}), RELEASE: own},
         dict(Counter(r["reason"] for r in rejected)), sources, histogram, written.counts,
         figures=card_figures(out_dir, kept, histogram),
         test_strength=strength_markdown(strength_by_source(verified, verify_rejects)),

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.schema import DATASET_SCHEMA, Tests, rows_to_table
+from pipeline.stage import StageStats
 
 ABILITY = "code"
 SPLITS = ("train", "test")
@@ -179,7 +180,7 @@ def card_figures(out_dir: str, rows: list[dict[str, Any]], difficulty_histogram:
 
 
 def card_markdown(
-    counts_per_stage: dict[str, int],
+    stages: dict[str, StageStats],
     rejects_per_reason: dict[str, int],
     sources: dict[str, dict[str, Any]],
     difficulty_histogram: dict[str, int],
@@ -215,7 +216,7 @@ def card_markdown(
         table(("source", "rows", "licence"), [(s, v.get("rows", 0), v.get("license") or "") for s, v in sorted(sources.items())]),
         "",
         "## Rows per stage",
-        table(("stage", "rows"), list(counts_per_stage.items())),
+        table(("stage", "rows in", "kept", "rejected"), [(name, s.input, s.kept, s.rejected) for name, s in stages.items()]),
         "",
         "## Rejects per reason",
         table(("reason", "rows"), sorted(rejects_per_reason.items(), key=lambda kv: -kv[1])),

@@ -21,6 +21,7 @@ from assets.metadata import (
     length_metadata,
     rejects_metadata,
     source_mix_metadata,
+    stage_counts,
     stage_metadata,
     table_metadata,
 )
@@ -38,7 +39,10 @@ from pipeline.verify_shards import verify_sharded
 
 GROUP = "dataset"
 ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})
-EAGER = dg.AutomationCondition.eager()  # refresh when inputs change, not through job chains
+EAGER = dg.AutomationCondition.eager()
+# The stages the dataset card counts, each by the asset that reports its counts.
+STAGE_ASSETS = {"collect": "raw_problems", "process": "processed_problems", "filter": "filtered_problems",
+                "verify": "verified_problems", "verify (held out)": "verified_heldout"}  # refresh when inputs change, not through job chains
 
 FilterRunConfig = run_config_for(FilterConfig)
 VerifyRunConfig = run_config_for(VerifyConfig)
@@ -187,8 +191,9 @@ def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, proces
 def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
                        difficulty_scores: Rows, rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
     out_dir = f"{data_root()}/dataset"
+    stages = stage_counts(context.instance, STAGE_ASSETS)
     result = release(verified_problems, difficulty_scores, rejected_problems, to_dataclass(ShardConfig, config), out_dir,
-                     heldout=verified_heldout, references=benchmark_problems)
+                     heldout=verified_heldout, references=benchmark_problems, stages=stages)
     stats = result.stats
     released = {r["problem_id"] for r in result.kept}
     yield dg.Output(rows_to_table(stats["manifest"], MANIFEST_SCHEMA), metadata={

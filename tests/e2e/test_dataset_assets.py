@@ -52,6 +52,10 @@ def test_the_roles_shape_the_lineage_and_the_card(built, built_instance):
     assert meta["microcoder_dataset"]["splits"].value["test"] == meta["verified_heldout"]["rows_kept"].value > 0
     card = (root / "dataset" / "README.md").read_text()
     assert "## Decontamination" in card and "| livecodebench | 879 |" in card
+    filtered = meta["filtered_problems"]  # the card's rows per stage are the stages' own counts
+    assert (f"| filter | {filtered['rows_in'].value} | {filtered['rows_kept'].value} | "
+            f"{filtered['rows_rejected'].value} |") in card
+    assert "| collect | " in card and "| process | " in card and "| release | " in card
     check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_benchmark_in_training")
     assert check.passed and check.metadata["benchmark_problems"].value == 164 + 879
     train = pl.read_parquet(root / "dataset" / "data" / "train-*.parquet")

@@ -8,6 +8,7 @@ import pytest
 
 from pipeline.schema import Tests as CanonicalTests
 from pipeline.schema import make_row
+from pipeline.stage import StageStats
 from pipeline.verify import VerifyConfig, derived_time_limit, strength_by_source, strength_markdown, verify_rows
 
 # "Print any divisor of n that is greater than 1": several answers are valid.
@@ -113,8 +114,8 @@ def test_card_shows_test_strength_per_source():
     from pipeline.shards import card_markdown
 
     table = strength_markdown(strength_by_source([{"source": "kodcode", "incorrect_run": 2, "incorrect_rejected": 2, "test_strength": 1.0}]))
-    card = card_markdown({"verified": 1}, {}, {}, {}, {"train": 1}, test_strength=table)
-    assert "## Test strength" in card and "| kodcode | 1 | 1 | 2 | 2 | 1.0 |" in card
+    card = card_markdown({"verify": StageStats(3, 1, 2)}, {}, {}, {}, {"train": 1}, test_strength=table)
+    assert "| verify | 3 | 1 | 2 |" in card and "## Test strength" in card and "| kodcode | 1 | 1 | 2 | 2 | 1.0 |" in card
 
 
 def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_programs, tmp_path, monkeypatch):
