@@ -53,15 +53,6 @@ class StageStats:
             return getattr(self, key)
         return self.extra[key]
 
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"input": self.input, "kept": self.kept, "rejected": self.rejected, "reasons": self.reasons, **self.extra}
-
 
 @dataclass
 class StageResult:
