@@ -224,20 +224,24 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
 
     With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
     failed run is re-executed from its failed step (Dagster's re-execution, recorded as a child of
-    the failed run); downstream jobs run afresh once any partition was redone.
+    the failed run); downstream jobs run afresh once any partition was redone. ``sources`` picks
+    training sources: the benchmark and held-out ones always come too, since training is
+    decontaminated against them and evaluated on them.
     """
     from assets.ingest.partitions import register_sources
+    from pipeline.sources import TRAIN
     from pipeline.sources.discovery import configured_specs
 
     stream = stream or sys.stdout
     instance = _instance()
     register_sources(instance)
-    known = sorted(configured_specs())
-    partitions = sources or known
-    unknown = sorted(set(partitions) - set(known))
+    specs = configured_specs()
+    known = sorted(specs)
+    unknown = sorted(set(sources or ()) - set(known))
     if unknown:
         print(f"unknown sources {unknown}; known: {known}", file=sys.stderr)
         return 2
+    partitions = known if not sources else [*sources, *(n for n in known if specs[n].role != TRAIN and n not in sources)]
     jobs = max(1, jobs or os.cpu_count() or 1)
     token = uuid.uuid4().hex[:12]
     progress = Progress(stream, live=stream.isatty() and os.environ.get("TERM") != "dumb")
@@ -304,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="microcoder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialize the asset graph (all source partitions, then downstream)")
-    run.add_argument("--sources", help="comma-separated source partitions (default: all configured)")
+    run.add_argument("--sources", help="comma-separated source partitions (default: all configured); the benchmark "
+                                       "and held-out sources come too")
     run.add_argument("--ingest-only", action="store_true", help="stop after Collect and Process")
     run.add_argument("--no-training", action="store_true", help="stop after the released dataset")
     run.add_argument("--sample", type=int, default=8, help="problems the model scores for difficulty (default 8)")

@@ -87,5 +87,5 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
     shards = tmp_path / "data" / "dataset" / "data"
     trained = pl.read_parquet(str(shards / "train-*.parquet"))
     assert set(trained["source"]) == {"drop_leetcode_part_a", "drop_leetcode_part_b"}
-    held_out = pl.read_parquet(str(shards / "test-*.parquet"))  # LiveCodeBench, never trained on
+    held_out = pl.read_parquet(str(shards / "test-*.parquet"))  # LiveCodeBench: held-out sources come with --sources
     assert set(held_out["source"]) == {"livecodebench"}
