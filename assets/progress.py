@@ -1,8 +1,9 @@
 """The progress report of ``microcoder run``: what each run did, read from its events in the instance.
 
-Counts are read from the metadata every stage reports the same way (``assets.metadata.STAGE_KEYS``,
-and ``rejects_by_reason_json`` marking a rejects table), so renamed assets need no change here. Lines are drawn in place on a
-terminal and printed once per finished stage otherwise; :func:`summary` is the closing table.
+Counts are read from the metadata every stage reports the same way (``assets.metadata.STAGE_KEYS``;
+``rejects_by_reason_json`` marks a rejects table), so renamed assets need no change here. Lines are
+drawn in place on a terminal and printed once per finished stage otherwise; :func:`summary` is the
+closing table.
 """
 
 from __future__ import annotations

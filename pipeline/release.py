@@ -10,6 +10,7 @@ is returned as a reject (stage ``release``) so every verified problem is account
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from pipeline.difficulty import in_window, merge_scores
@@ -25,7 +26,8 @@ RELEASE = "release"
 
 
 def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
-            heldout: list[Row] = (), references: list[Row] = (), stages: dict[str, StageStats] | None = None) -> StageResult:
+            heldout: Sequence[Row] = (), references: Sequence[Row] = (),
+            stages: dict[str, StageStats] | None = None) -> StageResult:
     """Write the dataset under ``out_dir``; ``stats`` holds the split counts, the file manifest and the card.
 
     ``rejected``: every stage's rejects (the card reports them per reason); ``heldout``: the

@@ -54,8 +54,8 @@ def benchmark_sets(rows: Sequence[Row]) -> list[BenchmarkSet]:
 
 
 def decontaminated_against(references: Sequence[Row], rejects: Sequence[Row]) -> list[dict[str, Any]]:
-    """Per benchmark source: its role's problems and the training rows removed as their copies
-    (from the filter's ``benchmark_contamination`` rejects, whose detail names the benchmark)."""
+    """Per benchmark or held-out source: its problems, and the training rows removed as their
+    copies (the filter's ``benchmark_contamination`` rejects, whose detail names the benchmark)."""
     removed: Counter = Counter()
     for r in rejects:
         if r.get("reason") == "benchmark_contamination" and r.get("detail"):
