@@ -414,17 +414,6 @@ def verify_rows(
     return result.count(len(rows), **stats)
 
 
-def malformed_tests(tests: Tests) -> str | None:
-    """Why a problem's tests cannot judge a program (None: they can)."""
-    if tests.count == 0:
-        return "no test cases"
-    if tests.kind == "call" and not tests.fn_name:
-        return "call tests name no function"
-    if tests.kind != "assert" and any(c.output is None for c in tests.cases) and tests.checker is None:
-        return "a case has no expected output and there is no checker"
-    return None
-
-
 def verify_heldout(
     rows: list[dict[str, Any]],
     config: VerifyConfig | None = None,
@@ -432,27 +421,22 @@ def verify_heldout(
     evaluate_many: Evaluate | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> StageResult:
-    """Verify for the held-out split, with what it can check: tests that can judge a program, and
-    the references where a problem has them (:func:`decide`, as for training rows). No tests are
-    generated and no wrong programs run: held-out problems are scored against their own tests.
+    """Verify for the held-out split, with what it can check: the references where a problem has
+    them (:func:`decide`, as for training rows). That the tests can judge a program (cases, a
+    function to call) Process's completeness rule already saw to, as for every source. No tests
+    are generated and no wrong programs run: held-out problems are scored against their own tests.
     Not a list of per-row steps: the references of every problem run as one batch."""
     config = config or VerifyConfig()
     if evaluate_many is None:
         from evaluator import evaluate_many
     start = time.monotonic()
-    kept, rejects, well_formed = [], [], []
-    for row in rows:
-        why = malformed_tests(row["tests"])
-        if why:
-            rejects.append(reject(VERIFY, row, "malformed_tests", why))
-        else:
-            well_formed.append(row)
-    jobs = plan(well_formed, config)
+    kept, rejects = [], []
+    jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} held-out problems: {len(jobs)} reference runs")
-    by_problem = run_references(well_formed, jobs, config, evaluate_many)
+    by_problem = run_references(rows, jobs, config, evaluate_many)
     no_references = dataclasses.replace(config, require_reference=False)
-    for row in well_formed:
+    for row in rows:
         verified, rejected = decide(row, by_problem.get(row["problem_id"], []), no_references)
         (kept if verified is not None else rejects).append(verified if verified is not None else rejected)
     return StageResult(kept, rejects).count(len(rows), reference_runs=len(jobs),

@@ -32,7 +32,7 @@ from pipeline.paths import data_root
 from pipeline.release import release
 from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
-from pipeline.stage import StageResult, StageStats
+from pipeline.stage import StageResult
 from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_heldout
 from pipeline.verify_shards import verify_sharded
@@ -126,10 +126,10 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
 
 @dg.multi_asset(
     outs={
-        "verified_heldout": dg.AssetOut(description="The held-out problems whose tests can judge a program and, where "
-                                                    "they have references, a reference passes: the test split.",
+        "verified_heldout": dg.AssetOut(description="The held-out problems that, where they have references, a "
+                                                    "reference passes: the test split.",
                                         automation_condition=EAGER),
-        "heldout_rejects": dg.AssetOut(description="Held-out problems with malformed tests or no passing reference.",
+        "heldout_rejects": dg.AssetOut(description="Held-out problems none of whose references passes.",
                                        automation_condition=EAGER),
     },
     group_name=GROUP,
@@ -157,7 +157,7 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
                                        evaluate_many=evaluator.evaluate_many())
     context.add_output_metadata({
         **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
-        **stage_metadata(StageStats(len(verified_problems), len(scores), 0, {}, stats)),
+        **stage_metadata(StageResult(scores).count(len(verified_problems), **stats).stats),
         "backend": sampler.backend, "evaluator": evaluator.backend, "model": model.model_id, "startup_s": startup_s,
         "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
     })
