@@ -7,10 +7,12 @@ Runs every reference solution of the shared sets through both, every test (no ea
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
 and whether pass/fail agrees program by program. Target: >=3x throughput, <=4 ms overhead.
 
-The assert-block table (LeetCode-style ``check(candidate)`` bodies and HumanEval-ET's ~107 asserts
-per task) compares, in the same run, a fresh ``python3`` per test, the judge process (before:
-``lift_asserts=False``) and lifted asserts (after, :mod:`evaluator.lift`), and whether every
-verdict of the two evaluator paths is the same. Target: lifted >= 3x python3.
+The assert-block table (LeetCode-style ``check(candidate)`` bodies, HumanEval-ET's ~107 asserts
+per task, KodCode's pytest blocks) compares, in the same run, a fresh ``python3`` per test, the
+judge process one call at a time (before: ``lift_asserts=False, prefetch_calls=False``), the judge
+with prefetched calls (:mod:`evaluator.prefetch`), and lifted asserts with prefetch where not
+lifted (after, :mod:`evaluator.lift`), and whether every verdict of the three is the same.
+Target: after >= 3x python3.
 The overhead table splits one sandboxed child's cost into its parts (``--parts``: fork and reap,
 PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
 reset), before and after process state moved into the fork server, in the same run, and what
@@ -300,35 +302,63 @@ def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
     out["leetcode check(candidate)"] = lc
     out["humaneval"] = load(["humaneval"])
     out["mbpp"] = load(["mbpp"])
+    out["kodcode pytest (all attempts)"] = load(["kodcode"], incorrect=True)
     return {name: items[:limit] if limit else items for name, items in out.items()}
 
 
-def assert_table(limit: int | None, workers: int, timeout: float) -> None:
-    """Before/after for assert blocks: python3 per test, the judge, lifted asserts."""
+def assert_table(limit: int | None, workers: int, timeout: float, rounds: int = 2) -> None:
+    """Before/after for assert blocks: python3 per test; the judge one call at a time; the judge
+    with prefetched calls (:mod:`evaluator.prefetch`); lifted asserts, prefetch where not lifted."""
     from evaluator.lift import lift
 
-    print(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge process (before) "
-          "vs lifted asserts (after)")
-    print(f"{'set':<28}{'programs':>9}{'asserts':>9}{'lifted':>8}{'python3 s':>11}{'judge s':>9}{'lifted s':>10}"
-          f"{'judge x':>9}{'lifted x':>10}{'same verdicts':>15}")
+    print(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge, one call at a time "
+          "(before), vs the judge with prefetched calls, vs lifted asserts and prefetch (after)")
+    print(f"{'set':<30}{'programs':>9}{'asserts':>8}{'lifted':>7}{'python3 s':>10}{'judge s':>8}{'prefetch s':>11}"
+          f"{'after s':>8}{'judge x':>8}{'prefetch x':>11}{'after x':>8}{'same verdicts':>14}")
     for name, items in _assert_sets(limit).items():
         if not items:
             continue
         asserts = sum(i["tests"]["assert_code"].count("assert ") for i in items) / len(items)
         liftable = sum(lift(as_tests(i["tests"]).assert_block(), i["tests"].get("fn_name")) is not None for i in items)
-        start = time.perf_counter()
-        before = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers, lift_asserts=False)
-        t_judge = time.perf_counter() - start
-        start = time.perf_counter()
-        after = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers)
-        t_lift = time.perf_counter() - start
+        runs, times = {}, {}
+        for _ in range(rounds):  # interleaved, the best of each: short runs on a small machine are noisy
+            for label, options in (("judge", {"lift_asserts": False, "prefetch_calls": False}),
+                                   ("prefetch", {"lift_asserts": False}), ("after", {})):
+                start = time.perf_counter()
+                runs[label] = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers, **options)
+                times[label] = min(times.get(label, float("inf")), time.perf_counter() - start)
         start = time.perf_counter()
         with ThreadPoolExecutor(workers) as ex:
             list(ex.map(lambda it: baseline_program(it, timeout), items))
         t_base = time.perf_counter() - start
-        same = sum(a.verdict == b.verdict for a, b in zip(after, before))
-        print(f"{name:<28}{len(items):>9}{asserts:>9.0f}{liftable:>8}{t_base:>11.1f}{t_judge:>9.1f}{t_lift:>10.1f}"
-              f"{t_base / t_judge:>9.2f}{t_base / t_lift:>10.2f}{f'{same}/{len(items)}':>15}")
+        same = sum(a.verdict == b.verdict == c.verdict for a, b, c in zip(runs["judge"], runs["prefetch"], runs["after"]))
+        print(f"{name:<30}{len(items):>9}{asserts:>8.0f}{liftable:>7}{t_base:>10.1f}{times['judge']:>8.1f}"
+              f"{times['prefetch']:>11.1f}{times['after']:>8.1f}{t_base / times['judge']:>8.2f}"
+              f"{t_base / times['prefetch']:>11.2f}{t_base / times['after']:>8.2f}{f'{same}/{len(items)}':>14}")
+
+
+def call_cost_table(calls: int = 300, rounds: int = 5) -> None:
+    """What one more call of the program costs in an ``assert`` block, by path: (block of ``calls``
+    calls - block of one) / (calls - 1), best of ``rounds``, on one warm worker."""
+    code = "def f(x):\n    return x\n"
+    block = lambda n: "".join(f"assert f({i}) == {i}\n" for i in range(n))  # noqa: E731
+    paths = {"judge, one call at a time (before)": {"lift_asserts": False, "prefetch_calls": False},
+             "judge, prefetched calls": {"lift_asserts": False}, "lifted asserts": {}}
+    pool = WorkerPool(1)
+    try:
+        print(f"\ncost of one more call in an assert block ({calls} calls vs 1, best of {rounds})")
+        for label, options in paths.items():
+            best = {}
+            for n in (1, calls):
+                tests = {"kind": "assert", "fn_name": "f", "assert_code": block(n)}
+                for _ in range(rounds):
+                    start = time.perf_counter()
+                    res = evaluate(code, tests, pool=pool, **options)
+                    best[n] = min(best.get(n, float("inf")), time.perf_counter() - start)
+                    assert res.passed, res.to_dict()
+            print(f"  {label:<40}{(best[calls] - best[1]) / (calls - 1) * 1e6:>8.1f} us")
+    finally:
+        pool.close()
 
 
 def ray_table(items: list[dict], workers: int, timeout: float, address: str | None, batch_size: int,
@@ -389,6 +419,7 @@ def main() -> None:
                   workers=args.workers)  # start the fork servers
     if args.parts:
         overhead_parts(max(args.noop, 1000))
+    call_cost_table()
     assert_table(args.limit, args.workers, args.timeout)
     if args.asserts_only:
         return

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from evaluator import lift, lifted, limits
+from evaluator import lift, lifted, limits, prefetch
 from evaluator.harness import EXIT_MEMORY, EXIT_OUTPUT_LIMIT
 from evaluator.model import (
     VERDICTS,
@@ -89,6 +89,7 @@ def _ended_badly(proc: ProcessEnd, memory_mb: int) -> tuple[Verdict, str] | None
 _JUDGE_STATUS = {"assert": Verdict.WRONG_ANSWER, "memory": Verdict.MEMORY_LIMIT, "error": Verdict.RUNTIME_ERROR,
                  "program_error": Verdict.RUNTIME_ERROR, "program_exit": Verdict.RUNTIME_ERROR,
                  "call_time_limit": Verdict.TIME_LIMIT}
+_DECIDED_BY_TEST = ("assert", "error", "memory")  # what the test code itself concluded
 
 
 def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
@@ -105,6 +106,12 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
     if run.internal_error is not None or run.candidate is None:
         return Verdict.INTERNAL_ERROR, run.internal_error or "no process ran"
     cand, judge = run.candidate, run.judge
+    report = _message(judge) if judge is not None else {}
+    if report.get("pending") and report.get("status") in _DECIDED_BY_TEST and judge.exit == 0 \
+            and judge.signal is None and not judge.timed_out:
+        # The test failed before taking every prefetched reply: it decided on the calls it made, as
+        # it would have one at a time; how the program fared in calls it never made does not count.
+        return _judge_verdict(report)
     procs = [cand] + ([judge] if judge else [])
     if any(p.timed_out or p.signal == signal.SIGXCPU or (p.signal and p.cpu_s >= run.cpu_cap_s) for p in procs):
         return Verdict.TIME_LIMIT, "time limit exceeded"
@@ -126,21 +133,25 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
             if not isinstance(msg.get("value"), str):
                 return Verdict.RUNTIME_ERROR, "the call returned no value"
         return None, ""
-    report = _message(judge)
     status = report.get("status")
     if status == "ok" and judge.exit == 0 and judge.signal is None:
         return None, ""
-    detail = f"{report.get('type', status)}: {report.get('msg', '')}".strip()
     if status == "program_gone" or not report:
         bad = _ended_badly(cand, run.memory_mb) or _ended_badly(judge, run.memory_mb)
         if bad:
             return bad
         return Verdict.RUNTIME_ERROR, f"the program stopped answering: {report.get('msg', '')} {_last_line(cand.stderr_tail)}".strip()
+    return _judge_verdict(report)
+
+
+def _judge_verdict(report: dict) -> tuple[Verdict, str]:
+    """The verdict the judge's report gives, where the test itself decided."""
+    status = report.get("status")
     if report.get("type") == "MemoryError":
         return Verdict.MEMORY_LIMIT, "MemoryError"
     if report.get("errno") == errno.EFBIG:
         return Verdict.OUTPUT_LIMIT, "output limit exceeded"
-    return _JUDGE_STATUS.get(status, Verdict.RUNTIME_ERROR), detail
+    return _JUDGE_STATUS.get(status, Verdict.RUNTIME_ERROR), f"{report.get('type', status)}: {report.get('msg', '')}".strip()
 
 
 def _request(kind: str, limit_s: float, memory_mb: int, output_mb: int, tests: Tests | None = None,
@@ -240,25 +251,34 @@ class _Judging:
                                          output=value if self.keep_output else None)
         return accepted
 
-    def case(self, case: Any | None) -> CaseResult:
-        """One case in processes of its own (for ``assert`` tests: the whole block, with the judge)."""
+    def case(self, case: Any | None, prefetch_calls: bool = False) -> CaseResult:
+        """One case in processes of its own (for ``assert`` tests: the whole block, with the judge;
+        ``prefetch_calls``: its predictable calls run ahead, see :mod:`evaluator.prefetch`)."""
         kind, tests = self.tests.kind, self.tests
         payload = {"code": self.code}
         extra: dict[str, Any] = {}
+        ahead: tuple = ()
         if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
             payload["test"] = tests.assert_block()
             extra["block_s"] = self.block_cap()
+            ahead = prefetch.predict(payload["test"], tests.fn_name) if prefetch_calls else ()
+            if ahead:
+                payload["prefetch"] = prefetch.payload(ahead)
         else:
             payload["stdin"] = case.input if kind == "stdin" else ""
         if kind == "call":  # as a memfd, not in the request: generated arguments can be large
             payload["input"] = case.input
         run = self.run(self.request(kind, **extra), payload)
+        if ahead and run.judge is not None and _message(run.judge).get("status") == "departed" and not run.deadline:
+            return self.case(case)  # the test's calls were not the predicted ones: judged one at a time
         verdict, msg = classify(run, kind)
         out = CaseResult(Verdict.INTERNAL_ERROR, time_s=round(run.wall_s, 4),
                          cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
         if run.judge is not None:
             for name, value in _call_times(_message(run.judge)).items():
                 setattr(out, name, value)
+            if ahead:
+                out.prefetched = _message(run.judge).get("prefetched")
         if self.keep_output and kind in ("stdin", "call") and run.candidate is not None:
             out.output = (run.candidate.stdout if kind == "stdin" else _message(run.candidate).get("value")) or ""
         if verdict is None:
@@ -300,6 +320,7 @@ def evaluate(
     pool: WorkerPool | None = None,
     lift_asserts: bool = True,
     batch_calls: bool = True,
+    prefetch_calls: bool = True,
 ) -> Result:
     """Judge one program against canonical tests. Never raises for anything the program does.
 
@@ -314,6 +335,9 @@ def evaluate(
     (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
     ``lift_asserts``: run an ``assert`` test's simple asserts as one batch of calls compared here
     (:mod:`evaluator.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
+    ``prefetch_calls``: where the judge runs the test, the candidate runs the calls it is predicted
+    to make first without waiting to be asked (:mod:`evaluator.prefetch`; same verdicts, the case
+    says how many were ``prefetched``); False: one round trip per call.
     ``batch_calls``: after the first :data:`BATCH_AFTER` cases of a ``call`` test, run the rest in
     one process and take the ones it accepts (such a case says ``batched``); False: a process per case.
     """
@@ -341,7 +365,7 @@ def evaluate(
                     break
                 if batch_calls and t.kind == "call" and index == BATCH_AFTER and len(todo) - index > 1:
                     batched = {index + i: res for i, res in judging.batched_calls(todo[index:]).items()}
-                res = batched.get(index) or (plan and judging.lifted(plan)) or judging.case(case)
+                res = batched.get(index) or (plan and judging.lifted(plan)) or judging.case(case, prefetch_calls)
                 cases.append(res)
                 if stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
                     break
@@ -367,6 +391,7 @@ def evaluate_many(
     keep_output: bool = False,
     lift_asserts: bool = True,
     batch_calls: bool = True,
+    prefetch_calls: bool = True,
 ) -> list[Result]:
     """Judge many ``(key, code, tests)`` jobs in parallel; results in input order, each carrying
     its job's key as given. ``limits`` apply to each job (see :func:`evaluate`)."""
@@ -379,7 +404,7 @@ def evaluate_many(
         try:
             res = evaluate(code, tests, limits, stop_on_first_failure=stop_on_first_failure, mode=mode,
                            rel_tol=rel_tol, abs_tol=abs_tol, keep_output=keep_output, pool=pool,
-                           lift_asserts=lift_asserts, batch_calls=batch_calls)
+                           lift_asserts=lift_asserts, batch_calls=batch_calls, prefetch_calls=prefetch_calls)
         except Exception as exc:  # noqa: BLE001 - e.g. code that is not text
             res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])
         res.key = key

@@ -220,14 +220,16 @@ def run_main(req: dict, code: str, conn) -> tuple[dict, dict, str]:
 
 
 def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None = None,
-          cap_s: float | None = None) -> None:
+          cap_s: float | None = None, prefetch: list | None = None) -> None:
     """The candidate's side of an ``assert`` test; never returns.
 
     Runs the solution as ``__main__``, sends the names it defines, then answers the judge's
     requests (call, attribute, len, iteration, ...) one at a time with plain data (see
     :mod:`evaluator.wire` and :mod:`evaluator.peer`). It never sees the test code and never
     reports a result. ``call_limit_s``: the CPU limit of each call and of the program's own top
-    level; ``cap_s``: the block's (see :mod:`evaluator.limits`).
+    level; ``cap_s``: the block's (see :mod:`evaluator.limits`). ``prefetch``: the calls the test
+    is predicted to make first (:mod:`evaluator.prefetch`); their replies follow the hello
+    unasked, in order, as many as it says, each call under its own limit.
     """
     from evaluator import peer
 
@@ -235,7 +237,17 @@ def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None =
     conn = peer.Conn(rfd, wfd, call_limit_s, cap_s)
     _, message, printed = run_main(req, code, conn)
     message["out"] = printed
+    names = message.get("names") or {}
+    ahead = 0
+    for name, _, _ in prefetch or ():
+        if not (isinstance(names.get(name), dict) and "ref" in names[name]):
+            break
+        ahead += 1
+    if prefetch is not None and "names" in message:
+        message["prefetch"] = ahead
     conn.send(message)
+    for name, args, kwargs in (prefetch or [])[:ahead]:
+        conn.handle({"op": "call", "o": names[name], "a": args, "k": kwargs})
     while True:
         request = conn.receive()  # the judge's end of file: os._exit(0)
         conn.handle(request)

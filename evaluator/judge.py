@@ -12,6 +12,7 @@ the test code ran to its end, or it raised.
 from __future__ import annotations
 
 import builtins
+import collections
 import importlib
 import os
 import signal
@@ -38,6 +39,12 @@ class ProgramExit(CandidateGone):
 
     In one process these end the run past any ``except Exception`` of the test; here they fail
     the test the same way, whatever the test code catches."""
+
+
+class Departed(CandidateGone):
+    """The test made a request other than the next prefetched call (:mod:`evaluator.prefetch`):
+    the candidate has run calls this test did not make (yet), so nothing here may be decided;
+    the parent judges the test again without prefetching."""
 
 
 class CallTimeout(CandidateGone):
@@ -75,7 +82,8 @@ class _Link:
     """The pipe pair to the candidate's process: requests and replies, nested both ways (the
     program may ask about the test's own objects while it answers a call)."""
 
-    def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, tick_fd: int | None = None) -> None:
+    def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, tick_fd: int | None = None,
+                 prefetch: list | None = None) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
         self.exceptions: dict[str, type] = {}
         self.remotes: dict[int, Remote] = {}
@@ -87,15 +95,58 @@ class _Link:
         self.call_wall_s = None if call_limit_s is None else limits.wall_limit(call_limit_s)
         self.tick_fd = tick_fd
         self.calls, self.call_s, self.max_call_s = 0, 0.0, 0.0
+        self.prefetch = prefetch or []
+        self.pending: collections.deque = collections.deque()  # (ref, arguments) of replies already on their way
+        self.prefetched = 0
+        self.departed = False
+        self.progress = 0.0  # when the last prefetched reply was taken: the next one's limit counts from here
 
     def fail(self, reason: str) -> CandidateGone:
         self.broken = self.broken or reason
-        cls = ProgramExit if self.exited else CallTimeout if self.timed_out else CandidateGone
+        cls = (Departed if self.departed else ProgramExit if self.exited else CallTimeout if self.timed_out
+               else CandidateGone)
         return cls(self.broken)
 
     def stats(self) -> dict:
-        """The block's calls, for the result: how many, and the time they took."""
-        return {"calls": self.calls, "call_s": round(self.call_s, 6), "max_call_s": round(self.max_call_s, 6)}
+        """The block's calls, for the result: how many, and the time they took; how many of them
+        were prefetched, and how many prefetched replies the test never took (``pending``)."""
+        return {"calls": self.calls, "call_s": round(self.call_s, 6), "max_call_s": round(self.max_call_s, 6),
+                "prefetched": self.prefetched, "pending": len(self.pending)}
+
+    def expect(self, hello: dict) -> None:
+        """The prefetched calls whose replies follow the hello (as many as it says)."""
+        from evaluator.prefetch import canonical
+
+        ahead, names = hello.get("prefetch", 0), hello.get("names")
+        if not self.prefetch:
+            return
+        if type(ahead) is not int or not 0 <= ahead <= len(self.prefetch):
+            raise self.fail("a malformed prefetch count")
+        for name, args, kwargs in self.prefetch[:ahead]:
+            ref = names.get(name) if isinstance(names, dict) else None
+            body = ref.get("ref") if isinstance(ref, dict) else None
+            if not (isinstance(body, list) and body and type(body[0]) is int):
+                raise self.fail("a prefetched call of a name that is not the program's object")
+            self.pending.append((body[0], canonical(args, kwargs)))
+        self.progress = time.monotonic()
+
+    def _take_prefetched(self, op: str, target: "Remote", message: dict) -> dict | None:
+        """The reply to this request if it is the next prefetched call; None when nothing is
+        prefetched; :class:`Departed` when the test asks anything else first."""
+        from evaluator.prefetch import canonical
+
+        if not self.pending:
+            return None
+        ref, args = self.pending[0]
+        if op != "call" or object.__getattribute__(target, "_ref") != ref \
+                or canonical(message.get("a"), message.get("k")) != args:
+            self.departed = True
+            raise self.fail("the test's calls departed from the prefetched ones")
+        self.pending.popleft()
+        self.prefetched += 1
+        reply = self.receive(None if self.call_wall_s is None else self.progress + self.call_wall_s)
+        self.progress = time.monotonic()
+        return reply
 
     def _tick(self) -> None:
         """Tell the worker a request was answered: the block's budget grows by one limit."""
@@ -169,8 +220,10 @@ class _Link:
         message = {"op": op, "o": self.encode_ref(target)}
         message.update({k: self.encode(v) for k, v in fields.items()})
         start = time.monotonic()
-        self.send(message)
-        reply = self.receive(None if self.call_wall_s is None else start + self.call_wall_s)
+        reply = self._take_prefetched(op, target, message)
+        if reply is None:
+            self.send(message)
+            reply = self.receive(None if self.call_wall_s is None else start + self.call_wall_s)
         took = time.monotonic() - start
         if op == "call":
             self.calls += 1
@@ -345,10 +398,11 @@ def _write_back(link: _Link, args: tuple, after) -> None:
 
 def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None,
         import_roots: tuple[str, ...] | None = None, *, call_limit_s: float | None = None,
-        tick_fd: int | None = None) -> None:
+        tick_fd: int | None = None, prefetch: list | None = None) -> None:
     """Run the test code against the program behind ``rfd``/``wfd``; never returns.
     ``import_roots``: the read-only installation (default: :func:`evaluator.jail.import_roots`).
-    ``call_limit_s``: each request's time limit; ``tick_fd``: where each answered request is told."""
+    ``call_limit_s``: each request's time limit; ``tick_fd``: where each answered request is told;
+    ``prefetch``: the calls the candidate runs unasked after its hello (:mod:`evaluator.prefetch`)."""
     from evaluator import jail
     from evaluator.harness import _fresh_stdio
 
@@ -358,9 +412,13 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
     roots = jail.import_roots() if import_roots is None else import_roots
     sys.path[:] = jail.import_path(sys.path, roots, os.getcwd())
     _fresh_stdio()
-    link = _Link(rfd, wfd, call_limit_s, tick_fd)
+    link = _Link(rfd, wfd, call_limit_s, tick_fd, prefetch)
 
     def _report(fd: int, report: dict) -> None:
+        # Departed: a verdict here could depend on calls the test never made. Passed with
+        # prefetched replies left: the program ran calls the test did not make; judged again.
+        if link.departed or (report.get("status") == "ok" and link.pending):
+            report = {"status": "departed"}
         wire.write_message(fd, {**report, **link.stats()})
         os._exit(0)
 
@@ -373,6 +431,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         names = hello.get("names")
         if not isinstance(names, dict):
             raise wire.WireError("no names from the program")
+        link.expect(hello)
         ns: dict = {"__name__": "__main__", "__builtins__": builtins}
         ns.update(program_names(link, names, entry_point))
         exec(compile(test_code, "<test>", "exec"), ns)

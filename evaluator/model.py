@@ -231,7 +231,8 @@ class Verdict(str, Enum):
 class CaseResult:
     """One test's outcome. ``cpu_s``: the program's CPU time; ``output``: what it printed or
     returned (``keep_output``); ``calls``/``time_per_call_s``: an ``assert`` block's calls;
-    ``lifted``/``batched``: judged through lifted asserts or a shared process of calls."""
+    ``lifted``/``batched``: judged through lifted asserts or a shared process of calls;
+    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.prefetch`)."""
 
     verdict: Verdict
     message: str = ""
@@ -242,6 +243,7 @@ class CaseResult:
     time_per_call_s: float | None = None
     lifted: bool = False
     batched: bool = False
+    prefetched: int | None = None
 
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
@@ -249,7 +251,7 @@ class CaseResult:
     def to_dict(self) -> dict[str, Any]:
         """The fields that say something (the CLI's JSON)."""
         out: dict[str, Any] = {"verdict": self.verdict.value, "time_s": self.time_s}
-        for name in ("message", "cpu_s", "output", "calls", "time_per_call_s", "lifted", "batched"):
+        for name in ("message", "cpu_s", "output", "calls", "time_per_call_s", "lifted", "batched", "prefetched"):
             value = getattr(self, name)
             if value not in (None, "", False):
                 out[name] = value

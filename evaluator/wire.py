@@ -168,7 +168,7 @@ def read_message(fd: int, buffer: bytearray, limit: int, deadline: float | None 
             raise WireError("message too large")
         if deadline is not None:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            if not select.select([fd], [], [], max(left, 0.0))[0]:  # past it, what already came still counts
                 raise TimeoutError("no reply within the time limit")
         chunk = os.read(fd, 1 << 20)
         if not chunk:

@@ -27,7 +27,7 @@ import socket
 import sys
 import time
 
-from evaluator import harness, jail, limits, sandbox, steps
+from evaluator import harness, jail, limits, prefetch, sandbox, steps
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -134,19 +134,22 @@ class ForkServer:
                 os.set_blocking(tick_w, True)
                 jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report")]
                 test_fd = fds.pop("test")
+                # read here, where it is ours: the judge and the candidate each get a copy
+                ahead = prefetch.parse(_take_text(fds.pop("prefetch"))) if "prefetch" in fds else None
 
                 def judge() -> None:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
                     from evaluator import judge as judge_mod
 
                     judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
-                                  call_limit_s=timeout, tick_fd=7)
+                                  call_limit_s=timeout, tick_fd=7, prefetch=ahead)
 
                 procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w, tick_w], judge, limits), jfds)
                 os.close(test_fd)
                 os.close(tick_w)
                 cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-                serve = lambda: harness.serve(req, _take_text(3), 4, 5, call_limit_s=timeout, cap_s=cap)  # noqa: E731
+                serve = lambda: harness.serve(req, _take_text(3), 4, 5, call_limit_s=timeout, cap_s=cap,  # noqa: E731
+                                              prefetch=ahead)
                 procs["candidate"] = (self._spawn(cfds, serve, limits), cfds[:3])
                 for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
                     os.close(fd)

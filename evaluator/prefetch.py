@@ -1,0 +1,295 @@
+"""The calls a judged ``assert`` test will make first, predicted from its code, so the candidate
+runs them in one go instead of one round trip each.
+
+Why: a test the parent cannot lift (:mod:`evaluator.lift`) runs in the judge, and every call of
+the program is then a request and a reply between two processes. Pytest-style blocks (KodCode)
+are mostly straight-line ``assert f(literals) == ...`` lines with a few things only the judge can
+do (``pytest.raises``, ``approx``, helpers). Their calls are predictable: the literal calls of a
+program name, in the order the code runs them, up to the first one that is not.
+
+Prediction is only a guess and never decides anything. The candidate streams the predicted
+calls' replies; the judge takes each one only when the test makes exactly that call next (same
+function, same arguments), and says the run ``departed`` when it makes anything else first, or
+passes without taking them all. The parent then judges the test again with no prefetch, so a
+verdict never depends on the guess (see :func:`evaluator.api.classify`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from functools import lru_cache
+from typing import Any
+
+from evaluator import wire
+from evaluator.lift import _Lifter, _NotLiftable
+
+MAX_CALLS = 512
+MAX_ARGS_CHARS = 1 << 20  # all predicted calls' arguments together, as JSON
+SHIM_FILE = "test_solution.py"  # the pytest shim compiles the test code under this name (pipeline.process.pytest_shim)
+
+
+class _Stop(Exception):
+    """The code does something here whose calls cannot be predicted: the prefix ends."""
+
+
+Call = tuple[str, Any, Any]  # (program name, positional arguments, keyword arguments), both in wire form
+
+
+def canonical(args: Any, kwargs: Any) -> str:
+    """One text for a call's wire-form arguments: equal only for the same values of the same types."""
+    return json.dumps([args, kwargs], sort_keys=True, allow_nan=True)
+
+
+class _Predictor:
+    def __init__(self, tree: ast.Module, fn_name: str | None, shim: bool) -> None:
+        self.literals = _Lifter(tree, fn_name)
+        self.fn_name = fn_name
+        self.calls: list[Call] = []
+        self.size = 0
+        self.defs: dict[str, ast.FunctionDef | ast.ClassDef] = {}  # the test's own, in definition order
+        self.local: set[str] = set()  # names the test binds (to values, modules, its own objects)
+        self.returned: set[str] = set()  # ... to what a call of the program returned (maybe one of its objects)
+        self.provided = {"pytest"} if shim else set()  # what the shim's namespace gives the test
+
+    # -- names
+    def program_name(self, name: str, env: dict[str, str]) -> str | None:
+        """The program's name that ``name`` stands for here, if any."""
+        if name in env:
+            return env[name]
+        if name in self.local or name in self.defs or name in self.provided:
+            return None
+        if name == self.fn_name or self.literals.program_name(name):
+            return name
+        return None
+
+    def target(self, func: ast.expr, env: dict[str, str]) -> str | None:
+        if isinstance(func, ast.Name):
+            return self.program_name(func.id, env)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and env.get(func.value.id) == "solution":
+            return func.attr  # ``import solution``; ``solution.f(...)``
+        return None
+
+    # -- expressions, in the order Python evaluates them
+    def expr(self, node: ast.AST | None, env: dict[str, str]) -> None:
+        if node is None:
+            return
+        if isinstance(node, ast.Call):
+            self.call(node, env)
+        elif isinstance(node, ast.Name):
+            if self.program_name(node.id, env) is not None:
+                raise _Stop("a program name used as a value (it may be called from the test's side)")
+        elif isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in self.returned:
+                raise _Stop("an attribute of what the program returned")
+            self.expr(node.value, env)
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                               ast.IfExp, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            if self.touches(node, env):
+                raise _Stop("a call that may or may not run, or runs many times")
+        elif isinstance(node, ast.BoolOp):
+            self.expr(node.values[0], env)  # the others may not run
+            if any(self.touches(v, env) for v in node.values[1:]):
+                raise _Stop("a call that may or may not run")
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                self.expr(key, env)
+                self.expr(value, env)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child, env)
+
+    def touches(self, node: ast.AST, env: dict[str, str], own: bool = True) -> bool:
+        """Whether ``node`` may reach the program (``own``: also through the test's own functions)."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and (self.program_name(sub.id, env) is not None or sub.id in self.returned
+                                              or (own and self.own_callable(sub.id, env))):
+                return True
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and env.get(sub.value.id) == "solution":
+                return True
+        return False
+
+    def own_callable(self, name: str, env: dict[str, str]) -> bool:
+        """A function or class of the test's own that may call the program."""
+        node = self.defs.get(name)
+        return node is not None and self.touches(node, env, own=False)
+
+    def call(self, node: ast.Call, env: dict[str, str]) -> None:
+        name = self.target(node.func, env)
+        if name is None:
+            if isinstance(node.func, ast.Name) and (node.func.id in self.returned or self.own_callable(node.func.id, env)):
+                raise _Stop("a call that may reach the program from the test's side")
+            self.expr(node.func, env)
+            for arg in node.args:
+                self.expr(arg, env)
+            for kw in node.keywords:
+                self.expr(kw.value, env)
+            return
+        try:
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+                raise _NotLiftable("unpacking")
+            args = wire.dumps([self.literals.literal(a) for a in node.args])
+            kwargs = wire.dumps({kw.arg: self.literals.literal(kw.value) for kw in node.keywords})
+        except (_NotLiftable, wire.WireError, RecursionError, TypeError) as exc:
+            raise _Stop(f"a call of the program with arguments computed at run time: {exc}") from None
+        self.size += len(canonical(args, kwargs))
+        if len(self.calls) >= MAX_CALLS or self.size > MAX_ARGS_CHARS:
+            raise _Stop("enough calls")
+        self.calls.append((name, args, kwargs))
+
+    # -- statements
+    def body(self, stmts: list[ast.stmt], env: dict[str, str]) -> None:
+        for stmt in stmts:
+            self.statement(stmt, env)
+
+    def statement(self, stmt: ast.stmt, env: dict[str, str]) -> None:
+        if isinstance(stmt, ast.Assert):
+            self.expr(stmt.test, env)  # the message runs only when the assert fails: the test fails anyway
+        elif isinstance(stmt, ast.Expr) and self.plain_test_call(stmt.value):
+            self.body(self.defs[stmt.value.func.id].body, dict(env))  # `test_x()` at the end of the file
+        elif isinstance(stmt, ast.Expr):
+            self.expr(stmt.value, env)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            self.expr(stmt.value, env)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            from_program = self.touches(stmt.value, env) if stmt.value is not None else False
+            for target in targets:
+                if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                    self.expr(target, env)
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        env.pop(sub.id, None)
+                        self.local.add(sub.id)
+                        (self.returned.add if from_program else self.returned.discard)(sub.id)
+        elif isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                bound = alias.asname or alias.name
+                if stmt.module == "solution" and alias.name != "*":
+                    env[bound] = alias.name
+                else:
+                    env.pop(bound, None)
+                    self.local.add(bound)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if alias.name == "solution":
+                    env[bound] = "solution"
+                else:
+                    env.pop(bound, None)
+                    self.local.add(bound)
+        elif isinstance(stmt, ast.With) and all(self.raises(item.context_expr, env) for item in stmt.items):
+            for item in stmt.items:
+                self.expr(item.context_expr, env)
+            self.body(stmt.body, env)  # the first call that raises ends the block: a departure, judged again
+        elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            if any(self.touches(d, env) for d in stmt.decorator_list):
+                raise _Stop("a decorator that may call the program")
+            self.defs[stmt.name] = stmt  # a name defined again keeps its first place, as in a namespace
+            self.local.discard(stmt.name)
+            self.returned.discard(stmt.name)
+            env.pop(stmt.name, None)
+        elif not self.touches(stmt, env):
+            pass  # a loop or branch of the test's own that never reaches the program
+        else:
+            raise _Stop(f"a {type(stmt).__name__} statement that reaches the program")
+
+    def plain_test_call(self, node: ast.expr) -> bool:
+        """A call, with no arguments, of the test's own undecorated function that takes none."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords):
+            return False
+        fn = self.defs.get(node.func.id)
+        return (isinstance(fn, ast.FunctionDef) and not fn.decorator_list and not fn.args.args
+                and not fn.args.kwonlyargs and not fn.args.vararg and not fn.args.kwarg and not fn.args.posonlyargs)
+
+    @staticmethod
+    def raises(node: ast.expr, env: dict[str, str]) -> bool:
+        """``pytest.raises(...)`` (whose block a raising call leaves early)."""
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "raises"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "pytest")
+
+    def run_tests(self, env: dict[str, str]) -> None:
+        """The pytest shim's runner: every ``test*`` function in definition order, called with no
+        arguments (one that takes fixtures or parameters, or is decorated, ends the prediction)."""
+        for name, fn in self.defs.items():
+            if isinstance(fn, ast.ClassDef):
+                if name.startswith("Test"):
+                    raise _Stop("a test class (its methods run with setup and teardown)")
+                continue
+            if not name.startswith("test"):
+                continue
+            if not self.plain_test_call(ast.Call(func=ast.Name(id=name), args=[], keywords=[])):
+                raise _Stop("a test function with fixtures, parameters or marks")
+            self.body(fn.body, dict(env))
+
+    def check_call(self, stmt: ast.stmt, env: dict[str, str]) -> bool:
+        """``check(f)`` of a ``def check(candidate)`` the test defines (HumanEval's style)."""
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            return False
+        call = stmt.value
+        if not (isinstance(call.func, ast.Name) and isinstance(self.defs.get(call.func.id), ast.FunctionDef)
+                and len(call.args) == 1
+                and not call.keywords and isinstance(call.args[0], ast.Name)):
+            return False
+        fn, program = self.defs[call.func.id], self.program_name(call.args[0].id, env)
+        params = fn.args.args
+        if program is None or fn.decorator_list or len(params) != 1 or fn.args.vararg or fn.args.kwonlyargs:
+            return False
+        self.body(fn.body, {**env, params[0].arg: program})
+        return True
+
+
+def _shim_test_code(tree: ast.Module) -> str | None:
+    """The pytest-style test code inside the shim's ``exec(compile(<code>, 'test_solution.py', ...))``."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
+                and stmt.value.func.id == "exec" and stmt.value.args:
+            inner = stmt.value.args[0]
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "compile" \
+                    and len(inner.args) >= 2 and all(isinstance(a, ast.Constant) for a in inner.args[:2]) \
+                    and inner.args[1].value == SHIM_FILE and isinstance(inner.args[0].value, str):
+                return inner.args[0].value
+    return None
+
+
+@lru_cache(maxsize=1024)
+def predict(test_code: str, fn_name: str | None = None) -> tuple[Call, ...]:
+    """The literal calls of program names the test makes first, in order (empty: none predicted)."""
+    try:
+        tree = ast.parse(test_code)
+        inner = _shim_test_code(tree)
+        if inner is not None:
+            tree = ast.parse(inner)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    predictor = _Predictor(tree, fn_name, shim=inner is not None)
+    env: dict[str, str] = {}
+    try:
+        for stmt in tree.body:
+            if inner is None and predictor.check_call(stmt, env):
+                continue
+            predictor.statement(stmt, env)
+        if inner is not None:
+            predictor.run_tests(env)
+    except _Stop:
+        pass
+    except (RecursionError, MemoryError):
+        return ()
+    return tuple(predictor.calls)
+
+
+def payload(calls: tuple[Call, ...]) -> str:
+    """The predicted calls as the candidate and the judge read them (one JSON text)."""
+    return json.dumps([list(c) for c in calls])
+
+
+def parse(text: str) -> list[Call]:
+    """:func:`payload`'s calls back (the fork server's copy: trusted, but checked for shape)."""
+    if not text:
+        return []
+    calls = json.loads(text)
+    if not isinstance(calls, list) or not all(isinstance(c, list) and len(c) == 3 and isinstance(c[0], str)
+                                              for c in calls):
+        raise ValueError("malformed prefetch")
+    return [(c[0], c[1], c[2]) for c in calls]
+
