@@ -4,14 +4,20 @@ Why: a reference answers any input, including ones its problem never meant to al
 list where every example has items, a negative count, lists of different lengths). A correct
 program may reject those, and a test built on one would punish it. Where the statement states
 its constraints, mutation keeps to them (``pipeline.testgen.constraints``); where it does not
-(MBPP, HumanEval), an input stays inside what every example shares: each argument's type, its
-sign, non-emptiness, equal lengths across arguments, and magnitudes within ten times the
-largest seen. Measured on MapCoder's labelled programs, this is what keeps correct programs
-passing (``benchmarks/bench_test_quality.py``).
+(MBPP, HumanEval), an input stays inside what every example shares, as Daikon infers likely
+invariants from observed values: each argument's type, its sign (and that it is never zero where
+the examples' signs differ but none is zero), non-emptiness and at least two items, the same length
+difference between arguments (equal lengths; "one operator fewer than operands"), magnitudes
+within ten times the largest seen, balanced brackets, the text around the numbers of formatted
+strings ("5 apples and 6 oranges"), and how many items of each kind a mixed container holds
+("a tuple with one nested tuple"). Measured on MapCoder's labelled programs, this is what keeps
+correct programs passing (``benchmarks/bench_test_quality.py``).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import Any
 
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
@@ -37,6 +43,34 @@ def _sized(value: Any) -> bool:
     return isinstance(value, (str, list, tuple, dict, set, frozenset))
 
 
+_BRACKETS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_DIGITS = re.compile(r"-?\d+(\.\d+)?")
+
+
+def _bracket_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and set(value) <= set("()[]{}<> ")
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for ch in text:
+        if ch in "([{<":
+            stack.append(ch)
+        elif ch in _BRACKETS:
+            if not stack or stack.pop() != _BRACKETS[ch]:
+                return False
+    return not stack
+
+
+def _skeleton(value: str) -> str:
+    """A formatted string with its numbers taken out: what stays fixed in "5 apples and 6 oranges"."""
+    return _DIGITS.sub("#", value)
+
+
+def _kinds(value: Any) -> Counter:
+    return Counter(_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
+
+
 class Envelope:
     """What every example's arguments share, position by position."""
 
@@ -55,26 +89,52 @@ class Envelope:
         values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if len(values) != self.width:
             return False
-        for i, value in enumerate(values):
-            seen = self._column(i)
-            if len({_kind(v) for v in seen}) == 1 and _kind(value) != _kind(seen[0]):
-                return False
-            if all(_sized(v) and len(v) > 0 for v in seen) and _sized(value) and len(value) == 0:
-                return False
-            seen_numbers = [n for v in seen for n in _numbers(v)]
-            numbers = _numbers(value)
-            if seen_numbers and numbers:
-                if min(seen_numbers) > 0 and min(numbers) <= 0:
-                    return False
-                if min(seen_numbers) >= 0 and min(numbers) < 0:
-                    return False
-                top = max(abs(n) for n in seen_numbers)
-                if max(abs(n) for n in numbers) > SCALE * max(top, 1):
-                    return False
+        if not all(self._value_fits(value, self._column(i)) for i, value in enumerate(values)):
+            return False
         sized = [i for i in range(self.width) if all(_sized(p[i]) for p in self.positions)]
         for a in sized:
             for b in sized:
-                if a < b and all(len(p[a]) == len(p[b]) for p in self.positions) and _sized(values[a]) \
-                        and _sized(values[b]) and len(values[a]) != len(values[b]):
+                gaps = {len(p[b]) - len(p[a]) for p in self.positions}
+                if a < b and len(gaps) == 1 and _sized(values[a]) and _sized(values[b]) \
+                        and len(values[b]) - len(values[a]) != gaps.pop():
                     return False
+        return True
+
+    @staticmethod
+    def _value_fits(value: Any, seen: list[Any]) -> bool:
+        if len({_kind(v) for v in seen}) == 1 and _kind(value) != _kind(seen[0]):
+            return False
+        if _sized(value) and all(_sized(v) for v in seen):
+            least = min(len(v) for v in seen)
+            if len(value) < min(least, 2):  # "at least two": a one-item list is not an example's kind
+                return False
+        seen_numbers = [n for v in seen for n in _numbers(v)]
+        numbers = _numbers(value)
+        if seen_numbers and numbers:
+            if min(seen_numbers) > 0 and min(numbers) <= 0:
+                return False
+            if min(seen_numbers) >= 0 and min(numbers) < 0:
+                return False
+            if min(seen_numbers) < 0 < max(seen_numbers) and 0 not in seen_numbers and 0 in numbers:
+                return False  # signs matter and zero has none (opposite signs of 0 and -3?)
+            top = max(abs(n) for n in seen_numbers)
+            if max(abs(n) for n in numbers) > SCALE * max(top, 1):
+                return False
+        if isinstance(value, str) and all(isinstance(v, str) for v in seen):
+            if all(_bracket_text(v) and _balanced(v) for v in seen) and not _balanced(value):
+                return False
+            shapes = {_skeleton(v) for v in seen}
+            if len(shapes) == 1 and any(_DIGITS.search(v) for v in seen) and _skeleton(value) not in shapes:
+                return False
+        if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in seen):
+            counts = [_kinds(v) for v in seen]
+            kinds = set(counts[0])
+            if len(kinds) > 1 and all(set(c) == kinds for c in counts):  # every example mixes the same kinds
+                mine = _kinds(value)
+                if set(mine) != kinds:
+                    return False
+                for kind in kinds:
+                    fixed = {c[kind] for c in counts}
+                    if len(fixed) == 1 and mine[kind] != fixed.pop():
+                        return False
         return True

@@ -38,7 +38,7 @@ from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.testgen import asserts
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
