@@ -24,6 +24,16 @@ from typing import Any
 from evaluator import wire
 from evaluator.lift import _Lifter, _NotLiftable
 
+# What the test may call before a predicted call: nothing the program could see. The judge and the
+# candidate share the case's files, so a test that writes a file and then calls ``f("a.txt")`` must
+# not have the call run ahead of the write; anything else ends the prediction there.
+PURE_BUILTINS = frozenset((
+    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "chr", "complex", "dict", "divmod", "enumerate",
+    "filter", "float", "format", "frozenset", "hash", "hex", "int", "isinstance", "issubclass", "iter", "len",
+    "list", "map", "max", "min", "next", "oct", "ord", "pow", "print", "range", "repr", "reversed", "round",
+    "set", "slice", "sorted", "str", "sum", "tuple", "zip"))
+PURE_MODULES = frozenset(("math", "cmath", "operator", "itertools", "functools", "collections", "heapq", "bisect",
+                          "string", "re", "statistics", "fractions", "decimal", "copy", "json", "typing", "pytest"))
 MAX_CALLS = 512
 MAX_ARGS_CHARS = 1 << 20  # all predicted calls' arguments together, as JSON
 SHIM_FILE = "test_solution.py"  # the pytest shim compiles the test code under this name (pipeline.process.pytest_shim)
@@ -50,7 +60,9 @@ class _Predictor:
         self.defs: dict[str, ast.FunctionDef | ast.ClassDef] = {}  # the test's own, in definition order
         self.local: set[str] = set()  # names the test binds (to values, modules, its own objects)
         self.returned: set[str] = set()  # ... to what a call of the program returned (maybe one of its objects)
+        self.pure_names: set[str] = set()  # ... to a function of a module that changes nothing (isclose)
         self.provided = {"pytest"} if shim else set()  # what the shim's namespace gives the test
+        self.modules: dict[str, str] = {name: name for name in self.provided}  # bound name -> module
 
     # -- names
     def program_name(self, name: str, env: dict[str, str]) -> str | None:
@@ -115,11 +127,34 @@ class _Predictor:
         node = self.defs.get(name)
         return node is not None and self.touches(node, env, own=False)
 
+    def pure(self, func: ast.expr) -> bool:
+        """Whether calling ``func`` can change nothing the program sees (see :data:`PURE_BUILTINS`)."""
+        if isinstance(func, ast.Name):
+            if func.id in self.modules:
+                return False
+            if func.id in self.pure_names:
+                return True
+            return func.id in PURE_BUILTINS and func.id not in self.literals.bound
+        if isinstance(func, ast.Attribute):
+            base = func.value
+            if isinstance(base, ast.Name):
+                if base.id in self.modules:
+                    return self.modules[base.id].split(".")[0] in PURE_MODULES
+                return base.id in self.local and base.id not in self.returned and base.id not in self.defs
+            return isinstance(base, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr,
+                                     ast.Call, ast.Subscript, ast.Attribute, ast.BinOp))  # checked as it is walked
+        return False
+
+    def all_pure(self, node: ast.AST) -> bool:
+        return all(self.pure(sub.func) for sub in ast.walk(node) if isinstance(sub, ast.Call))
+
     def call(self, node: ast.Call, env: dict[str, str]) -> None:
         name = self.target(node.func, env)
         if name is None:
-            if isinstance(node.func, ast.Name) and (node.func.id in self.returned or self.own_callable(node.func.id, env)):
-                raise _Stop("a call that may reach the program from the test's side")
+            if isinstance(node.func, ast.Attribute) and self.touches(node.func.value, env):
+                raise _Stop("a method of what the program returned")
+            if not self.pure(node.func):
+                raise _Stop("a call that may reach the program, or change what it sees (a file)")
             self.expr(node.func, env)
             for arg in node.args:
                 self.expr(arg, env)
@@ -159,40 +194,64 @@ class _Predictor:
                     self.expr(target, env)
                 for sub in ast.walk(target):
                     if isinstance(sub, ast.Name):
-                        env.pop(sub.id, None)
+                        self.forget(sub.id, env)
                         self.local.add(sub.id)
-                        (self.returned.add if from_program else self.returned.discard)(sub.id)
+                        if from_program:
+                            self.returned.add(sub.id)
         elif isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
                 bound = alias.asname or alias.name
+                self.forget(bound, env)
                 if stmt.module == "solution" and alias.name != "*":
                     env[bound] = alias.name
+                elif alias.name == "*":
+                    raise _Stop("a star import")
+                elif (stmt.module or "").split(".")[0] in PURE_MODULES and not stmt.level:
+                    self.pure_names.add(bound)
                 else:
-                    env.pop(bound, None)
                     self.local.add(bound)
+                    self.modules[bound] = f"{stmt.module}.{alias.name}"  # what it is, we cannot say: not pure
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 bound = alias.asname or alias.name.split(".")[0]
+                self.forget(bound, env)
                 if alias.name == "solution":
                     env[bound] = "solution"
                 else:
-                    env.pop(bound, None)
-                    self.local.add(bound)
+                    self.modules[bound] = alias.name
         elif isinstance(stmt, ast.With) and all(self.raises(item.context_expr, env) for item in stmt.items):
             for item in stmt.items:
                 self.expr(item.context_expr, env)
+                for sub in ast.walk(item.optional_vars) if item.optional_vars else ():
+                    if isinstance(sub, ast.Name):
+                        self.forget(sub.id, env)
+                        self.local.add(sub.id)
             self.body(stmt.body, env)  # the first call that raises ends the block: a departure, judged again
         elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
-            if any(self.touches(d, env) for d in stmt.decorator_list):
-                raise _Stop("a decorator that may call the program")
+            if not all(self.decorator(d) for d in stmt.decorator_list):
+                raise _Stop("a decorator of the test's own, run when the function is defined")
+            if isinstance(stmt, ast.ClassDef) and not self.all_pure(stmt):
+                raise _Stop("a class whose body may call something")
+            self.forget(stmt.name, env)
             self.defs[stmt.name] = stmt  # a name defined again keeps its first place, as in a namespace
-            self.local.discard(stmt.name)
-            self.returned.discard(stmt.name)
-            env.pop(stmt.name, None)
-        elif not self.touches(stmt, env):
-            pass  # a loop or branch of the test's own that never reaches the program
+        elif not self.touches(stmt, env) and self.all_pure(stmt):
+            pass  # a loop or branch of the test's own that neither reaches the program nor changes a file
         else:
-            raise _Stop(f"a {type(stmt).__name__} statement that reaches the program")
+            raise _Stop(f"a {type(stmt).__name__} statement that reaches the program or may change what it sees")
+
+    def forget(self, name: str, env: dict[str, str]) -> None:
+        """``name`` is bound anew: whatever it stood for before is gone."""
+        env.pop(name, None)
+        for names in (self.local, self.returned, self.pure_names):
+            names.discard(name)
+        self.modules.pop(name, None)
+
+    @staticmethod
+    def decorator(node: ast.expr) -> bool:
+        """``@pytest.…`` (the shim's own, which run nothing of the test's)."""
+        while isinstance(node, (ast.Call, ast.Attribute)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id == "pytest"
 
     def plain_test_call(self, node: ast.expr) -> bool:
         """A call, with no arguments, of the test's own undecorated function that takes none."""

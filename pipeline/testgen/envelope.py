@@ -5,13 +5,15 @@ list where every example has items, a negative count, lists of different lengths
 program may reject those, and a test built on one would punish it. Where the statement states
 its constraints, mutation keeps to them (``pipeline.testgen.constraints``); where it does not
 (MBPP, HumanEval), an input stays inside what every example shares, as Daikon infers likely
-invariants from observed values: each argument's type, its sign (and that it is never zero where
-the examples' signs differ but none is zero), non-emptiness and at least two items, the same length
-difference between arguments (equal lengths; "one operator fewer than operands"), magnitudes
-within ten times the largest seen, balanced brackets, the text around the numbers of formatted
-strings ("5 apples and 6 oranges"), and how many items of each kind a mixed container holds
-("a tuple with one nested tuple"). Measured on MapCoder's labelled programs, this is what keeps
-correct programs passing (``benchmarks/bench_test_quality.py``).
+invariants from observed values: each argument's type; its sign, and never zero where the
+examples' signs differ but none is zero; non-emptiness, at least two items, and not all of them
+equal; the same length difference between arguments (equal lengths, "one operator fewer than
+operands"), or at least its sign; magnitudes within ten times the largest seen (twice, for a
+small whole number given alone), and above a tenth of the smallest where all are large; operators
+one of those seen; balanced brackets, per space-separated group too; the text
+around a formatted string's numbers ("5 apples and 6 oranges"); and how many items of each kind a
+mixed container holds ("a tuple with one nested tuple"). Measured on MapCoder's labelled programs,
+this is what keeps correct programs passing (``benchmarks/bench_test_quality.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections import Counter
 from typing import Any
 
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
+SMALL = 32  # ... except a whole number given alone whose examples stay below this: twice (see _ceiling)
 
 
 def _kind(value: Any) -> str:
@@ -67,6 +70,19 @@ def _skeleton(value: str) -> str:
     return _DIGITS.sub("#", value)
 
 
+def _ceiling(seen: list[Any], top: float) -> float:
+    """The largest magnitude a generated number may have: ten times the examples', but only twice
+    a small whole number given alone (a count or size, "the n-th Jacobsthal number": ten times
+    it asks an exponential correct program for more than any limit allows)."""
+    if top <= SMALL and all(type(v) is int for v in seen):
+        return 2 * max(top, 1)
+    return SCALE * max(top, 1)
+
+
+def _distinct(value: Any) -> int:
+    return len({repr(v) for v in value})
+
+
 def _kinds(value: Any) -> Counter:
     return Counter(_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
 
@@ -94,9 +110,13 @@ class Envelope:
         sized = [i for i in range(self.width) if all(_sized(p[i]) for p in self.positions)]
         for a in sized:
             for b in sized:
+                if not (a < b and _sized(values[a]) and _sized(values[b])):
+                    continue
                 gaps = {len(p[b]) - len(p[a]) for p in self.positions}
-                if a < b and len(gaps) == 1 and _sized(values[a]) and _sized(values[b]) \
-                        and len(values[b]) - len(values[a]) != gaps.pop():
+                gap = len(values[b]) - len(values[a])
+                if len(gaps) == 1 and gap != next(iter(gaps)):
+                    return False
+                if (min(gaps) >= 0 > gap) or (max(gaps) <= 0 < gap):  # "the second is never shorter"
                     return False
         return True
 
@@ -108,6 +128,9 @@ class Envelope:
             least = min(len(v) for v in seen)
             if len(value) < min(least, 2):  # "at least two": a one-item list is not an example's kind
                 return False
+        if _sized(value) and len(value) >= 2 and all(_sized(v) for v in seen) \
+                and all(_distinct(v) >= 2 for v in seen) and _distinct(value) < 2:
+            return False  # every example varies: an all-equal list or string is an edge nobody showed
         seen_numbers = [n for v in seen for n in _numbers(v)]
         numbers = _numbers(value)
         if seen_numbers and numbers:
@@ -118,15 +141,26 @@ class Envelope:
             if min(seen_numbers) < 0 < max(seen_numbers) and 0 not in seen_numbers and 0 in numbers:
                 return False  # signs matter and zero has none (opposite signs of 0 and -3?)
             top = max(abs(n) for n in seen_numbers)
-            if max(abs(n) for n in numbers) > SCALE * max(top, 1):
+            if max(abs(n) for n in numbers) > _ceiling(seen, top):
                 return False
+            least = min(abs(n) for n in seen_numbers)
+            if least >= SCALE and min(abs(n) for n in numbers) < least / SCALE:
+                return False  # ... and never a tenth of the smallest, where every example is large
         if isinstance(value, str) and all(isinstance(v, str) for v in seen):
             if all(_bracket_text(v) and _balanced(v) for v in seen) and not _balanced(value):
                 return False
+            if all(_bracket_text(v) and all(_balanced(t) for t in v.split()) for v in seen) \
+                    and not all(_balanced(t) for t in value.split()):
+                return False  # "groups separated by spaces", each one balanced
             shapes = {_skeleton(v) for v in seen}
             if len(shapes) == 1 and any(_DIGITS.search(v) for v in seen) and _skeleton(value) not in shapes:
                 return False
         if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in seen):
+            items = [x for v in seen for x in v]
+            symbols = {x for x in items if isinstance(x, str)}
+            if items and len(symbols) <= 8 and all(isinstance(x, str) and len(x) <= 2 for x in items) \
+                    and not all(isinstance(x, str) and x in symbols for x in value):
+                return False  # a list of operators or symbols: one of those the examples use
             counts = [_kinds(v) for v in seen]
             kinds = set(counts[0])
             if len(kinds) > 1 and all(set(c) == kinds for c in counts):  # every example mixes the same kinds

@@ -7,7 +7,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 2. the oracle: every reference runs every input; an input is kept only when all of them end
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;
-   inputs where references disagree are counted and reported;
+   inputs where references disagree are counted and reported; an answer that lost digits to
+   floats (:func:`float_derived`) is dropped;
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
    first reference run on the original and the generated tests. A mutant that no input tells
    from the reference may be equivalent: it is counted apart and left out of the score;
@@ -26,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -38,10 +40,31 @@ from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.testgen import asserts
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "6"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
+_INTEGER = re.compile(r"-?\d{16,}")
+
+
+def float_derived(answer: Any) -> bool:
+    """Whether an answer holds an integer past float precision that is exactly a float using the
+    whole mantissa: the reference computed it in floats and lost digits (MBPP 739's
+    ``math.sqrt`` of a 40-digit number), so it is no answer to test against."""
+    if isinstance(answer, bool):
+        return False
+    if isinstance(answer, int):
+        if abs(answer) < 1 << 53 or abs(answer) > 1 << 1000 or int(float(answer)) != answer:
+            return False
+        odd = abs(answer) >> ((abs(answer) & -abs(answer)).bit_length() - 1)
+        return odd.bit_length() >= 50
+    if isinstance(answer, str):
+        return any(float_derived(int(t)) for t in _INTEGER.findall(answer))
+    if isinstance(answer, dict):
+        return any(float_derived(k) or float_derived(v) for k, v in answer.items())
+    if isinstance(answer, (list, tuple, set, frozenset)):
+        return any(float_derived(v) for v in answer)
+    return False
 
 
 @dataclass
@@ -246,6 +269,8 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
                 continue
             first = runs[0][1]
             if cand.kind == "stdin" and len(first) > MAX_EXPECTED_CHARS:
+                continue
+            if float_derived(first):  # the reference lost digits: no answer to hold a program to
                 continue
             if all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
                 cand.expected[i] = first

@@ -66,6 +66,16 @@ def test_the_literal_calls_are_predicted_in_the_order_the_runner_makes_them():
     ("from solution import f\ndef test_a():\n    node = f(1)\n    assert node.val == 1\n    assert f(2)\n", [[1]]),
     # `import solution` and HumanEval's check(candidate)
     ("import solution\ndef test_a():\n    assert solution.f([1, 2]) == 3\n", [[[1, 2]]]),
+    # the test writes a file the next call reads: that call may not run before the write
+    ("from solution import f\ndef test_a():\n    assert f(1) == 1\n    with open('a.txt', 'w') as fh:\n"
+     "        fh.write('x')\n    assert f('a.txt') == 'x'\n", [[1]]),
+    ("import os\nfrom solution import f\ndef test_a():\n    assert f(1) == 1\n    os.remove('a.txt')\n"
+     "    assert f('a.txt') is None\n", [[1]]),
+    # what a pure module or a builtin computes changes nothing the program sees
+    ("import math\nfrom solution import f\ndef test_a():\n    assert math.isclose(f(1), 1.0)\n"
+     "    assert sorted(f([2, 1])) == [1, 2]\n", [[1], [[2, 1]]]),
+    # a method of an object the program made is a request of its own
+    ("from solution import Queue\ndef test_a():\n    assert Queue(3).push(1)\n    assert Queue(2)\n", []),
 ])
 def test_the_prediction_stops_where_the_calls_cannot_be_known(test, expected):
     calls = predict(assert_code_for_pytest(test), "f")
@@ -135,3 +145,16 @@ def test_kodcode_references_and_failing_attempts_keep_their_verdicts():
     prefetched = sum(r.cases[0].prefetched or 0 for r in ahead)
     calls = sum(r.cases[0].calls or 0 for r in ahead)
     assert prefetched >= calls // 3, (prefetched, calls)  # the rest: calls on objects, loops, helpers
+
+
+def test_a_call_after_the_test_writes_a_file_sees_the_file(pool):
+    """The judge and the program share the case's files: a call predicted past the write would run
+    before it and find nothing."""
+    test = ("from solution import read\ndef test_a():\n    assert read('a.txt') is None\n"
+            "    with open('a.txt', 'w') as fh:\n        fh.write('hello')\n    assert read('a.txt') == 'hello'\n")
+    code = ("def read(path):\n    try:\n        with open(path) as fh:\n            return fh.read()\n"
+            "    except FileNotFoundError:\n        return None\n")
+    tests = Tests(kind="assert", assert_code=assert_code_for_pytest(test), fn_name="read")
+    ahead, plain = _both(pool, code, tests)
+    assert plain.verdict == "accepted", plain.to_dict()
+    assert ahead.verdict == "accepted" and ahead.cases[0].prefetched == 1, ahead.to_dict()

@@ -15,6 +15,7 @@ from pipeline.testgen.envelope import Envelope
 def examples() -> dict[str, Envelope]:
     rows = process_rows(collect(default_specs()["humaneval"]).kept).kept
     rows += process_rows(collect(default_specs()["mbpp_test"]).kept).kept
+    rows += process_rows(collect(default_specs()["mbpp"]).kept).kept
     out = {}
     for row in rows:
         found = asserts.examples(row["tests"])
@@ -37,8 +38,32 @@ def examples() -> dict[str, Envelope]:
     ("278", ((1, 5, 7, (4, 6), 10),), ((1, 5, 7, 10),)),
     # opposite signs: zero has none
     ("58", (5, -3), (0, -3)),
+    # every example's list varies: all equal is the edge where "an empty subarray" is open
+    ("559", ([-2, -3, 4, -1], 4), ([-11, -11, -11, -11], 4)),
+    # the second list is never shorter than the first
+    ("723", ([1, 2, 3], [1, 2, 3, 4]), ([1, 2, 3, 4], [1, 2, 3])),
+    # "groups separated by spaces", each balanced
+    ("HumanEval/6", ("(()) ()",), (")( ()",)),
+    # every example is large: not a tenth of the smallest (a dog's age in human years from 12)
+    ("264", (12,), (1,)),
+    # a small whole number alone grows to twice the examples', not ten times (the n-th Jacobsthal number)
+    ("752", (9,), (50,)),
+    # nested lists (a matrix): measured like the rest, never an error
+    ("12", ([[1, 2, 3], [2, 4, 5], [1, 1, 2]],), ([],)),
+    # operators: one of those the examples use
+    ("HumanEval/160", (["+", "*"], [2, 3, 4]), (["+*", "*"], [2, 3, 4])),
 ])
 def test_inputs_outside_the_examples_envelope_are_left_out(examples, problem, inside, outside):
     envelope = examples[problem]
     assert envelope.admits(inside, {})
     assert not envelope.admits(outside, {})
+
+
+def test_an_answer_that_lost_digits_to_floats_is_no_answer():
+    from pipeline.testgen.generate import float_derived
+
+    # MBPP 739 (`math.sqrt` of a 40-digit number): exactly a float, the whole mantissa used
+    assert float_derived(4472135954999579136) and float_derived("4472135954999579136\n")
+    # exact big answers: a power of two, a power of ten, any integer that is not exactly a float
+    assert not float_derived(2**60) and not float_derived(10**18) and not float_derived(10**18 + 1)
+    assert not float_derived([1, 2, True]) and not float_derived(141421356237310)
