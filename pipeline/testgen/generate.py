@@ -44,7 +44,7 @@ GENERATOR_VERSION = "6"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
-_INTEGER = re.compile(r"-?\d{16,}")
+_INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
 
 
 def float_derived(answer: Any) -> bool:
@@ -261,24 +261,33 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
         answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes])
     for ci, per_ref in answers.items():
         cand = cands[ci]
-        # a tenth of the limit: a correct program several times slower than the reference still passes
-        limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
-        for i in range(len(cand.inputs)):
-            runs = [ref[i] for ref in per_ref]
-            if not all(ok and took <= limit for ok, _, took in runs):
-                continue
-            first = runs[0][1]
-            if cand.kind == "stdin" and len(first) > MAX_EXPECTED_CHARS:
-                continue
-            if float_derived(first):  # the reference lost digits: no answer to hold a program to
-                continue
-            if all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
-                cand.expected[i] = first
-                cand.ref_s[i] = max(took for _, _, took in runs)
-            else:
-                cand.disagreements += 1
+        try:
+            _keep_agreed(cand, per_ref)
+        except Exception as exc:  # noqa: BLE001 - one problem's answers never sink the stage
+            cand.expected, cand.ref_s = {}, {}
+            cand.note = f"reading the references' answers failed: {type(exc).__name__}: {exc}"[:300]
         if not cand.expected and cand.note is None:
             cand.note = "no generated input on which every reference ended cleanly and agreed"
+
+
+def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) -> None:
+    """The inputs every reference answered cleanly, in time and alike, with the answer."""
+    # a tenth of the limit: a correct program several times slower than the reference still passes
+    limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
+    for i in range(len(cand.inputs)):
+        runs = [ref[i] for ref in per_ref]
+        if not all(ok and took <= limit for ok, _, took in runs):
+            continue
+        first = runs[0][1]
+        if cand.kind == "stdin" and len(first) > MAX_EXPECTED_CHARS:
+            continue
+        if float_derived(first):  # the reference lost digits: no answer to hold a program to
+            continue
+        if all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
+            cand.expected[i] = first
+            cand.ref_s[i] = max(took for _, _, took in runs)
+        else:
+            cand.disagreements += 1
 
 
 def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:

@@ -67,3 +67,5 @@ def test_an_answer_that_lost_digits_to_floats_is_no_answer():
     # exact big answers: a power of two, a power of ten, any integer that is not exactly a float
     assert not float_derived(2**60) and not float_derived(10**18) and not float_derived(10**18 + 1)
     assert not float_derived([1, 2, True]) and not float_derived(141421356237310)
+    # an answer of thousands of digits (past Python's int-from-text limit) is simply not one
+    assert not float_derived("7" * 6535 + "\n") and not float_derived(7 ** 8000)

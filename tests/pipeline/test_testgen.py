@@ -121,3 +121,27 @@ def test_a_reference_that_fails_every_new_input_keeps_its_tests(processed):
     kept = result.kept[0]
     assert kept["generated_tests"] == 0 and "no generated input" in kept["generation_note"]
     assert kept["tests_only_in_statement"] is True
+
+
+def test_an_answer_the_oracle_cannot_read_costs_only_its_problem(processed, monkeypatch):
+    """Reading one problem's answers raises (an answer of 6,535 digits once broke the float check):
+    that problem keeps its own tests, with the reason; the others still get generated tests."""
+    from pipeline.testgen import generate
+
+    rows = processed["taco"][:3]
+    broken = rows[0]["problem_id"]
+    real = generate._keep_agreed
+
+    def keep(cand, per_ref):
+        if cand.row["problem_id"] == broken:
+            raise ValueError("an answer this check cannot read")
+        return real(cand, per_ref)
+
+    monkeypatch.setattr(generate, "_keep_agreed", keep)
+    result = _verify(rows)
+    out = {r["problem_id"]: r for r in result.kept}
+    # left with the statement's example only, it is rejected as weak, with the note on its record
+    rejected = {r["problem_id"]: json.loads(r["record"]) for r in result.rejects}
+    assert broken not in out and rejected[broken]["generated_tests"] == 0
+    assert "reading the references' answers failed: ValueError" in rejected[broken]["generation_note"]
+    assert all(out[r["problem_id"]]["generated_tests"] for r in rows[1:])
