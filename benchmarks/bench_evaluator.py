@@ -357,8 +357,28 @@ def call_cost_table(calls: int = 300, rounds: int = 5) -> None:
                     best[n] = min(best.get(n, float("inf")), time.perf_counter() - start)
                     assert res.passed, res.to_dict()
             print(f"  {label:<40}{(best[calls] - best[1]) / (calls - 1) * 1e6:>8.1f} us")
+        _pytest_block_row(pool, rounds)
     finally:
         pool.close()
+
+
+def _pytest_block_row(pool: WorkerPool, rounds: int, calls: int = 5, programs: int = 40) -> None:
+    """KodCode's shape: a pytest block of a few literal calls, which only the judge runs; ms a
+    program, one call at a time vs prefetched (best of ``rounds`` batches of ``programs``)."""
+    from pipeline.process.pytest_shim import assert_code_for_pytest
+
+    test = "from solution import f\n\ndef test_f():\n" + "".join(f"    assert f({i}) == {i}\n" for i in range(calls))
+    tests = {"kind": "assert", "fn_name": "f", "assert_code": assert_code_for_pytest(test)}
+    code = "def f(x):\n    return x\n"
+    best: dict[bool, float] = {}
+    for _ in range(rounds):
+        for ahead in (False, True):
+            start = time.perf_counter()
+            for _ in range(programs):
+                evaluate(code, tests, pool=pool, lift_asserts=False, prefetch_calls=ahead)
+            best[ahead] = min(best.get(ahead, float("inf")), (time.perf_counter() - start) / programs * 1000)
+    print(f"  a pytest block of {calls} calls, ms a program: one call at a time {best[False]:.2f}, "
+          f"prefetched {best[True]:.2f}")
 
 
 def ray_table(items: list[dict], workers: int, timeout: float, address: str | None, batch_size: int,
