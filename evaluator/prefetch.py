@@ -97,11 +97,11 @@ class _Predictor:
             self.expr(node.value, env)
         elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                                ast.IfExp, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
-            if self.touches(node, env):
+            if self.touches(node, env) or not self.all_pure(node):
                 raise _Stop("a call that may or may not run, or runs many times")
         elif isinstance(node, ast.BoolOp):
             self.expr(node.values[0], env)  # the others may not run
-            if any(self.touches(v, env) for v in node.values[1:]):
+            if any(self.touches(v, env) or not self.all_pure(v) for v in node.values[1:]):
                 raise _Stop("a call that may or may not run")
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
@@ -137,6 +137,8 @@ class _Predictor:
             return func.id in PURE_BUILTINS and func.id not in self.literals.bound
         if isinstance(func, ast.Attribute):
             base = func.value
+            while isinstance(base, ast.Attribute) and not isinstance(base.value, ast.Call):
+                base = base.value  # ``os.path.join``, ``shutil.os.remove``: the module it starts from
             if isinstance(base, ast.Name):
                 if base.id in self.modules:
                     return self.modules[base.id].split(".")[0] in PURE_MODULES

@@ -71,6 +71,10 @@ def test_the_literal_calls_are_predicted_in_the_order_the_runner_makes_them():
      "        fh.write('x')\n    assert f('a.txt') == 'x'\n", [[1]]),
     ("import os\nfrom solution import f\ndef test_a():\n    assert f(1) == 1\n    os.remove('a.txt')\n"
      "    assert f('a.txt') is None\n", [[1]]),
+    ("from solution import f\ndef test_a():\n    assert f(1) == 1\n    made = [open(n, 'w') for n in ['a.txt']]\n"
+     "    assert f('a.txt') is None\n", [[1]]),
+    ("import shutil\nfrom solution import f\ndef test_a():\n    assert f(1) == 1\n    shutil.os.remove('a.txt')\n"
+     "    assert f('a.txt') is None\n", [[1]]),
     # what a pure module or a builtin computes changes nothing the program sees
     ("import math\nfrom solution import f\ndef test_a():\n    assert math.isclose(f(1), 1.0)\n"
      "    assert sorted(f([2, 1])) == [1, 2]\n", [[1], [[2, 1]]]),
