@@ -269,16 +269,16 @@ class _Judging:
         if kind == "call":  # as a memfd, not in the request: generated arguments can be large
             payload["input"] = case.input
         run = self.run(self.request(kind, **extra), payload)
-        if ahead and run.judge is not None and _message(run.judge).get("status") == "departed" and not run.deadline:
+        report = _message(run.judge) if run.judge is not None else {}
+        if ahead and report.get("status") == "departed" and not run.deadline:
             return self.case(case)  # the test's calls were not the predicted ones: judged one at a time
         verdict, msg = classify(run, kind)
         out = CaseResult(Verdict.INTERNAL_ERROR, time_s=round(run.wall_s, 4),
                          cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
-        if run.judge is not None:
-            for name, value in _call_times(_message(run.judge)).items():
-                setattr(out, name, value)
-            if ahead:
-                out.prefetched = _message(run.judge).get("prefetched")
+        for name, value in _call_times(report).items():
+            setattr(out, name, value)
+        if ahead and report:
+            out.prefetched = report.get("prefetched")
         if self.keep_output and kind in ("stdin", "call") and run.candidate is not None:
             out.output = (run.candidate.stdout if kind == "stdin" else _message(run.candidate).get("value")) or ""
         if verdict is None:

@@ -21,6 +21,7 @@ import time
 import types
 
 from evaluator import limits, ops, wire
+from evaluator.prefetch import canonical
 
 MAX_REPLY = 256 << 20
 _BUILTIN_EXC = {name: cls for name, cls in vars(builtins).items()
@@ -115,8 +116,6 @@ class _Link:
 
     def expect(self, hello: dict) -> None:
         """The prefetched calls whose replies follow the hello (as many as it says)."""
-        from evaluator.prefetch import canonical
-
         ahead, names = hello.get("prefetch", 0), hello.get("names")
         if not self.prefetch:
             return
@@ -133,8 +132,6 @@ class _Link:
     def _take_prefetched(self, op: str, target: "Remote", message: dict) -> dict | None:
         """The reply to this request if it is the next prefetched call; None when nothing is
         prefetched; :class:`Departed` when the test asks anything else first."""
-        from evaluator.prefetch import canonical
-
         if not self.pending:
             return None
         ref, args = self.pending[0]

@@ -22,18 +22,16 @@ from functools import lru_cache
 from typing import Any
 
 from evaluator import wire
-from evaluator.lift import _Lifter, _NotLiftable
+from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable
 
 # What the test may call before a predicted call: nothing the program could see. The judge and the
 # candidate share the case's files, so a test that writes a file and then calls ``f("a.txt")`` must
 # not have the call run ahead of the write; anything else ends the prediction there.
-PURE_BUILTINS = frozenset((
-    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "chr", "complex", "dict", "divmod", "enumerate",
-    "filter", "float", "format", "frozenset", "hash", "hex", "int", "isinstance", "issubclass", "iter", "len",
-    "list", "map", "max", "min", "next", "oct", "ord", "pow", "print", "range", "repr", "reversed", "round",
-    "set", "slice", "sorted", "str", "sum", "tuple", "zip"))
-PURE_MODULES = frozenset(("math", "cmath", "operator", "itertools", "functools", "collections", "heapq", "bisect",
-                          "string", "re", "statistics", "fractions", "decimal", "copy", "json", "typing", "pytest"))
+PURE_BUILTINS = frozenset(_HELPERS) | frozenset((  # the lifter's pure helpers, and more a test only calls
+    "ascii", "bin", "bytes", "chr", "complex", "dict", "divmod", "enumerate", "filter", "format", "hash", "hex",
+    "isinstance", "issubclass", "iter", "map", "next", "oct", "ord", "pow", "print", "range", "repr", "reversed",
+    "set", "slice", "zip"))
+PURE_MODULES = _IMPORTABLE | {"copy", "json", "pytest"}  # the modules a lifted test may import, and these
 MAX_CALLS = 512
 MAX_ARGS_CHARS = 1 << 20  # all predicted calls' arguments together, as JSON
 SHIM_FILE = "test_solution.py"  # the pytest shim compiles the test code under this name (pipeline.process.pytest_shim)
