@@ -39,10 +39,15 @@ WALL_BUDGET_S = 60.0
 
 @functools.cache
 def _cluster() -> Any:
-    """The Ray backend named by the environment (once per process), or None: the local pool."""
+    """The Ray backend named by the environment (once per process), or None: the local pool. Its
+    actors start here, at the first reward, whether or not that response holds code: the evaluator
+    is warm before the first program, and up from the first step whatever the policy writes."""
     from evaluator.ray_backend import from_env
 
-    return from_env()
+    cluster = from_env()
+    if cluster is not None:
+        cluster.actors()
+    return cluster
 
 
 def _evaluate_many(jobs: list, limits: Limits, workers: int | None = None, **options: Any) -> list[Result]:
@@ -100,13 +105,14 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     ``test_pass_fraction`` needs every test run, so by default this does not stop at the first
     failure; pass ``stop_on_first_failure=True`` when only the binary score matters.
     """
+    cluster = _cluster()
     code = extract_code(solution_str)
     if code is None:
         return _no_code()
     tests = _tests(ground_truth)
     if isinstance(tests, Result):
         return _score(tests)
-    if _cluster() is not None:
+    if cluster is not None:
         [result] = _evaluate_many([(0, code, tests)], _limits(kwargs), **_options(kwargs))
         return _score(result)
     return _score(api.evaluate(code, tests, _limits(kwargs), **_options(kwargs)))
