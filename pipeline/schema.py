@@ -80,6 +80,7 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("oracle_references", pa.int64()),  # references whose answers made the expected outputs
     pa.field("single_reference_oracle", pa.bool_()),
     pa.field("oracle_disagreements", pa.int64()),  # generated inputs on which references disagreed (dropped)
+    pa.field("oracle_suspects", pa.int64()),  # ... whose answer broke what every example's answer keeps (dropped)
     pa.field("mutants_run", pa.int64()),
     pa.field("mutants_equivalent", pa.int64()),  # no generated input tells them from the reference
     pa.field("mutation_score_before", pa.float64()),  # share of the other mutants the source's tests reject

@@ -8,7 +8,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;
    inputs where references disagree are counted and reported; an answer that lost digits to
-   floats (:func:`float_derived`) is dropped;
+   floats (:func:`float_derived`) is dropped, and so is an answer that breaks a relation every
+   example's answer keeps with its input (:mod:`pipeline.testgen.postconditions`);
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
    first reference run on the original and the generated tests. A mutant that no input tells
    from the reference may be equivalent: it is counted apart and left out of the score;
@@ -29,6 +30,7 @@ import hashlib
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,9 +40,9 @@ from typing import Any, Literal
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
 from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
-from pipeline.testgen import asserts
+from pipeline.testgen import asserts, postconditions
 
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -103,6 +105,10 @@ class Candidate:
     expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
     ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
     disagreements: int = 0
+    relations: dict[str, postconditions.Relation] = dataclasses.field(default_factory=dict)  # answers must keep
+    order_free: bool = False  # single-value answers: the same with a dict argument's keys reordered
+    twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
+    suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
     note: str | None = None
     adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
     kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
@@ -115,14 +121,21 @@ def _origin(label: str) -> str:
     return head if head in TEST_ORIGINS else "mutation"
 
 
-def _call_examples(tests: Tests) -> list[tuple[tuple, dict]]:
+def _call_examples(tests: Tests) -> list[asserts.Example]:
+    """(args, kwargs, answer) of each case that reads (an answer that does not: None)."""
+    from evaluator.compare import decode_value
+
     out = []
     for case in tests.cases:
         try:
             args = json.loads(case.input)
         except ValueError:
             continue
-        out.append((tuple(args) if isinstance(args, list) else (args,), {}))
+        try:
+            answer = decode_value(case.output)
+        except ValueError:
+            answer = None
+        out.append((tuple(args) if isinstance(args, list) else (args,), {}, answer))
     return out
 
 
@@ -155,15 +168,17 @@ def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
             cand.inputs, cand.labels = [m[0] for m in made], [m[1] for m in made]
         else:
             if tests.kind == "call":
-                examples, params = _call_examples(tests), _param_names(row, tests.fn_name)
+                answered, params = _call_examples(tests), _param_names(row, tests.fn_name)
             else:
                 found = asserts.examples(tests)
                 if found is None:
                     cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
                     return cand
-                cand.entry, lifted = found
-                examples, params = [(a, k) for a, k, _ in lifted], _param_names(row, cand.entry[-1])
+                cand.entry, answered = found
+                params = _param_names(row, cand.entry[-1])
+            examples = [(a, k) for a, k, _ in answered]
             made = mutate_args(examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
+            cand.relations, cand.order_free = postconditions.infer(answered), postconditions.single_values(answered)
             if not parse_constraints(statement):  # nothing states what is valid: stay inside the examples
                 envelope = Envelope(examples)
                 made = [m for m in made if envelope.admits(m[0], m[1])]
@@ -243,12 +258,15 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
     for ci, cand in enumerate(cands):
         if not cand.inputs:
             continue
-        for code in references(cand.row):
+        twins = _twins(cand)
+        for r, code in enumerate(references(cand.row)):
             if cand.kind == "stdin":
                 stdin_jobs.append((ci, code, _stdin_tests(cand.row["tests"], cand.inputs)))
             else:
-                value_jobs.append((code, cand.row["tests"], list(cand.inputs), _call_entry(cand, code)))
-                owners.append(ci)
+                extra = twins if r == 0 else {}  # the first reference answers the reordered inputs too
+                value_jobs.append((code, cand.row["tests"], list(cand.inputs) + list(extra.values()),
+                                   _call_entry(cand, code)))
+                owners.append((ci, list(extra)))
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
     if stdin_jobs:
         results = evaluate_many(stdin_jobs, Limits(memory_mb=memory_mb, wall_budget_s=budget_s), workers=workers,
@@ -257,8 +275,10 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
             per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in res.cases]
             per += [(False, None, 0.0)] * (len(cands[res.key].inputs) - len(per))
             answers.setdefault(res.key, []).append(per)
-    for ci, outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
-        answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes])
+    for (ci, twinned), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
+        own = len(cands[ci].inputs)
+        cands[ci].twin_answers.update({i: (o.ok, o.value) for i, o in zip(twinned, outcomes[own:])})
+        answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes[:own]])
     for ci, per_ref in answers.items():
         cand = cands[ci]
         try:
@@ -270,8 +290,31 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
             cand.note = "no generated input on which every reference ended cleanly and agreed"
 
 
+def _twins(cand: Candidate) -> dict[int, tuple[tuple, dict]]:
+    """Input index -> the input with its dict arguments' keys reordered, where the answer must not
+    change (single-value answers; see :mod:`pipeline.testgen.postconditions`)."""
+    if cand.kind == "stdin" or not cand.order_free:
+        return {}
+    twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
+    return {i: twin for i, twin in twins.items() if twin is not None}
+
+
+def suspect(cand: Candidate, i: int, answer: Any) -> str | None:
+    """Why the references' agreed answer to input ``i`` is not to be trusted (None: it is)."""
+    if cand.kind == "stdin":
+        return None
+    args, kwargs = cand.inputs[i]
+    why = postconditions.broken(cand.relations, args, kwargs, answer)
+    if why is None and i in cand.twin_answers:
+        ok, other = cand.twin_answers[i]
+        if not (ok and _same(cand.kind, None, answer, other)):
+            why = "same_answer_reordered"
+    return why
+
+
 def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) -> None:
-    """The inputs every reference answered cleanly, in time and alike, with the answer."""
+    """The inputs every reference answered cleanly, in time and alike, with the answer, where it
+    keeps what every example's answer keeps."""
     # a tenth of the limit: a correct program several times slower than the reference still passes
     limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
     for i in range(len(cand.inputs)):
@@ -283,11 +326,15 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) 
             continue
         if float_derived(first):  # the reference lost digits: no answer to hold a program to
             continue
-        if all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
-            cand.expected[i] = first
-            cand.ref_s[i] = max(took for _, _, took in runs)
-        else:
+        if not all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
             cand.disagreements += 1
+            continue
+        why = suspect(cand, i, first)
+        if why is not None:
+            cand.suspects[why] += 1
+            continue
+        cand.expected[i] = first
+        cand.ref_s[i] = max(took for _, _, took in runs)
 
 
 def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:
@@ -467,6 +514,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         "oracle_references": len(_trusted(cand.row)),
         "single_reference_oracle": added > 0 and len(_trusted(cand.row)) == 1,
         "oracle_disagreements": cand.disagreements,
+        "oracle_suspects": sum(cand.suspects.values()),
         "mutants_run": len(mutants),
         "mutants_equivalent": len(mutants) - len(distinguishable),  # no input tells them from the reference
         "mutation_score_before": round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
@@ -515,14 +563,14 @@ def _store(key: str, columns: dict[str, Any]) -> None:
 
 # ----------------------------------------------------------------------------- the step
 GENERATION_COLUMNS = ("tests_before_generation", "generated_tests", "generation_note", "oracle_references",
-                      "single_reference_oracle", "oracle_disagreements", "mutants_run", "mutants_equivalent",
+                      "single_reference_oracle", "oracle_disagreements", "oracle_suspects", "mutants_run", "mutants_equivalent",
                       "mutation_score_before", "mutation_score")
 
 
 def _skipped(row: dict[str, Any], note: str) -> dict[str, Any]:
     return {"tests_before_generation": row["tests"].count, "generated_tests": 0, "generation_note": note,
             "oracle_references": len(_trusted(row)) if row.get("solutions") else 0, "single_reference_oracle": False,
-            "oracle_disagreements": 0, "mutants_run": 0, "mutants_equivalent": 0, "mutation_score_before": None,
+            "oracle_disagreements": 0, "oracle_suspects": 0, "mutants_run": 0, "mutants_equivalent": 0, "mutation_score_before": None,
             "mutation_score": None}
 
 
@@ -605,6 +653,7 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
         "generation_cache_hits": hits,
         "generated_tests": sum(int(r.get("generated_tests") or 0) for r in out),
         "oracle_disagreements": sum(int(r.get("oracle_disagreements") or 0) for r in out),
+        "oracle_suspects": sum(int(r.get("oracle_suspects") or 0) for r in out),
         "generation_seconds": round(elapsed, 2),
     }
     return out, stats

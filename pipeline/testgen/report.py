@@ -3,7 +3,8 @@
 What a maintainer of a test-defined dataset asks first: of the problems each source brought,
 how many were verified, how many got generated tests, how many were released; how many tests
 a problem has before and after; and how strong they are (known-wrong programs rejected, the
-mutation score, the sample hardcoder rejected), with how many problems rest on one reference.
+mutation score, the sample hardcoder rejected), with how many problems rest on one reference and
+how many of its answers were dropped as suspect.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
             "problems_in": 0, "verified": 0, "with_generated_tests": 0, "released": 0,
             "tests_before": None, "tests_after": None, "wrong_programs_run": 0, "tnr": None,
             "mutation_score_before": None, "mutation_score": None, "mutants_equivalent": 0,
-            "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
+            "oracle_suspects": 0, "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
             "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
 
     for row in kept:
@@ -48,6 +49,7 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
             a["ms_after"].append(float(row["mutation_score"]))
             a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
         e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
+        e["oracle_suspects"] += int(row.get("oracle_suspects") or 0)
         if row.get("hardcoder_rejected") is not None:
             e["hardcoder_run"] += 1
             e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
@@ -76,6 +78,7 @@ FUNNEL_COLUMNS = (
     ("tnr", "known-wrong rejected (TNR)"), ("mutation_score_before", "mutation score before"),
     ("mutation_score", "after"), ("mutants_equivalent", "possibly equivalent mutants"),
     ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
+    ("oracle_suspects", "answers dropped as suspect"),
     ("tests_only_in_statement_rejected", "only statement examples, rejected"),
 )
 
