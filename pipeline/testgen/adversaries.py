@@ -436,11 +436,20 @@ def mutants(code: str, *, limit: int = 8, seed: int = 0) -> list[tuple[str, str]
 
 
 def hardcoder_constant(reference: str) -> str | None:
-    """The reference's top-level functions, each answering 0: the hardcoder of a test whose calls
-    do not lift (pytest functions), which has no example to memorise."""
+    """The reference's top-level functions and classes, each function and method answering 0: the
+    hardcoder of a test whose calls do not lift (pytest functions), which has no example to
+    memorise. A class takes any constructor arguments (KodCode's ``CircularQueue(3)``)."""
     try:
         tree = ast.parse(reference)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in names) or None
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    out = []
+    for node in tree.body:
+        if isinstance(node, functions):
+            out.append(f"def {node.name}(*args, **kwargs):\n    return 0\n")
+        elif isinstance(node, ast.ClassDef):
+            methods = [m.name for m in node.body if isinstance(m, functions) and m.name != "__init__"]
+            body = "".join(f"    def {name}(self, *args, **kwargs):\n        return 0\n" for name in methods)
+            out.append(f"class {node.name}:\n    def __init__(self, *args, **kwargs):\n        pass\n{body}")
+    return "\n".join(out) or None

@@ -377,7 +377,8 @@ def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
 def adversary_limit(cand: Candidate) -> float:
     """An adversary's time limit per input: a few times the slowest reference answer, so a
     looping mutant costs a fraction of a second, never less than the evaluator can tell apart."""
-    return round(min(cand.row["tests"].time_limit_s or DEFAULT_TIME_S, max(0.25, 4 * max(cand.ref_s.values(), default=0.0))), 2)
+    slowest = max([*cand.ref_s.values(), float(cand.row.get("reference_cpu_s") or 0.0)])
+    return round(min(cand.row["tests"].time_limit_s or DEFAULT_TIME_S, max(0.25, 4 * slowest)), 2)
 
 
 BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
@@ -386,12 +387,18 @@ BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
 def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers: int | None, memory_mb: int,
                     budget_s: float) -> None:
     """Which generated inputs reject each adversary, and whether the original tests do. An
-    input not run (the budget ran out, or the adversary already looped) rejects nothing here."""
+    input not run (the budget ran out, or the adversary already looped) rejects nothing here.
+    A problem with no generated input (KodCode's pytest functions) still runs its mutants on its
+    own tests: its mutation score is measured, never ``n/a``."""
     stdin_jobs, value_jobs, owners, original_jobs = [], [], [], []
     for ci, cand in enumerate(cands):
-        if not cand.expected:
-            continue
         tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
+        if not cand.expected:
+            for name, code in cand.adversaries:
+                if name.startswith("mutant:"):
+                    cand.kills[name] = set()
+                    original_jobs.append(((ci, name), code, tests))
+            continue
         kept = sorted(cand.expected)
         for name, code in cand.adversaries:
             if cand.kind == "stdin":
@@ -502,7 +509,9 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
             added += 1
     chosen_set = set(chosen)
     mutants = [n for n, _ in cand.adversaries if n.startswith("mutant:") and n in cand.kills]
-    distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original]
+    # with generated inputs, a mutant none of them tells apart may be equivalent; without, nothing
+    # can say, and every mutant the source's tests let through counts as a survivor
+    distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original or not cand.expected]
     killed_after = [n for n in distinguishable if n in cand.killed_by_original or cand.kills[n] & chosen_set]
     killed_before = [n for n in distinguishable if n in cand.killed_by_original]
     return {
@@ -637,8 +646,7 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
     run_oracle(cands, _trusted, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
                budget_s=config.oracle_budget_s)
     for cand in cands:
-        if cand.expected:
-            build_adversaries(cand, config)
+        build_adversaries(cand, config)
     run_adversaries(cands, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
                     budget_s=config.adversary_budget_s)
     for index, key, cand in todo:

@@ -14,7 +14,7 @@ from itertools import islice
 
 import pytest
 
-from pipeline.testgen.adversaries import KINDS, hardcoder_assert, hardcoder_call, hardcoder_stdin, mutants
+from pipeline.testgen.adversaries import KINDS, hardcoder_assert, hardcoder_call, hardcoder_constant, hardcoder_stdin, mutants
 
 LABEL = re.compile(rf"^({'|'.join(KINDS)})@L\d+$")
 
@@ -157,6 +157,21 @@ def test_hardcoder_assert_answers_leetcode_keyword_examples(leetcode):
             assert kwargs and getattr(solution, method)(*args, **kwargs) == expected
         checked += 1
     assert checked >= 5
+
+
+def test_hardcoder_constant_of_a_kodcode_class_problem_is_rejected_by_its_pytest_tests():
+    """KodCode's reference is a class (``CircularQueue(3)``): its hardcoder is a class of the same
+    name whose methods answer 0, and the source's pytest tests reject it."""
+    from evaluator import evaluate
+    from pipeline.process import process_rows
+    from pipeline.sources import collect, default_specs
+
+    rows = process_rows(collect(default_specs()["kodcode"]).kept).kept
+    row = next(r for r in rows if r["solutions"][0].startswith("class CircularQueue"))
+    program = hardcoder_constant(row["solutions"][0])
+    assert program is not None and "class CircularQueue:" in program and "def enQueue(self" in program
+    assert not evaluate(program, row["tests"].to_dict()).passed
+    assert evaluate(row["solutions"][0], row["tests"].to_dict()).passed
 
 
 def test_hardcoder_assert_keeps_sets_and_skips_values_that_do_not_rebuild():
