@@ -23,7 +23,7 @@ from typing import Any
 from pipeline.schema import Tests
 
 _TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+", re.IGNORECASE)
-_SYMBOLS = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|[^\w\s'\"]", re.IGNORECASE)
+_SYMBOLS = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|\"\"|''|[^\w\s'\"]", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.IGNORECASE)
 
 
@@ -90,7 +90,8 @@ def assert_examples(assert_code: str) -> list[tuple[list[list[str]], list[str]]]
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assert):
             continue
-        calls = [n for n in ast.walk(node.test) if isinstance(n, ast.Call) and n.args or isinstance(n, ast.Call) and n.keywords]
+        calls = [n for n in ast.walk(node.test) if isinstance(n, ast.Call) and (n.args or n.keywords)
+                 and _called(n) not in _WRAPPERS]  # the program's call, not is_same_list(...) around it
         if not calls:
             continue
         call = calls[0]
@@ -98,6 +99,11 @@ def assert_examples(assert_code: str) -> list[tuple[list[list[str]], list[str]]]
         rest = ast.unparse(node.test).replace(ast.unparse(call), " ", 1)
         out.append((args, [t for t in tokens(rest) if t not in _ASSERT_WORDS]))
     return out
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 # Names an assert wraps values in, which a statement does not print.

@@ -54,3 +54,23 @@ def test_assert_blocks_count_the_asserts_a_statement_shows(processed):
     # mark, so none counts as public (its tests go well beyond its statements' doctests anyway).
     kodcode_public = Counter(r["tests"].public_asserts > 0 for r in processed["kodcode"])
     assert kodcode_public[True] == 0
+
+
+def test_an_empty_value_the_statement_prints_is_public_too(processed):
+    """``digits = ""`` and ``Output: []`` are examples a policy can memorise like any other."""
+    statement = 'Example 2:\nInput: digits = ""\nOutput: []\nExample 3:\nInput: strs = ["dog","car"]\nOutput: ""\n'
+    tests = Tests(kind="call", fn_name="f", cases=[
+        TestCase('[""]', "[]"), TestCase('[["dog", "car"]]', '""'), TestCase('[["dog", "car"]]', '"d"')])
+    assert [c.public for c in mark_public(statement, tests).cases] == [True, True, False]
+    # on LeetCodeDataset, every call problem but two (a string of spaces) has only printed examples
+    calls = [r for r in processed["leetcode"] if r["tests"].kind == "call"]
+    assert sum(r["tests"].hidden_count > 0 for r in calls) <= 2
+
+
+def test_leetcode_list_node_asserts_count_the_program_call_not_the_wrapper(processed):
+    """``is_same_list(candidate(head = list_node([1,2])), list_node([2,1]))``: the example is the
+    candidate's call and the expected list, as the statement prints them."""
+    row = next(r for r in processed["leetcode"] if r["source_id"] == "add-two-numbers")
+    assert row["tests"].kind == "assert" and row["tests"].hidden_count == 0
+    asserts = [r for r in processed["leetcode"] if r["tests"].kind == "assert"]
+    assert sum(r["tests"].hidden_count == 0 for r in asserts) >= 100  # of 121
