@@ -63,7 +63,7 @@ def examples(tests: Tests) -> tuple[Entry, list[Example]] | None:
     return entry, [ex for e, ex in found if e == entry]
 
 
-def _exact_literal(value: Any) -> str | None:
+def exact_literal(value: Any) -> str | None:
     """``repr(value)`` when it reads back as the same value (no ``inf``/``nan``, no objects)."""
     try:
         text = repr(value)
@@ -73,22 +73,22 @@ def _exact_literal(value: Any) -> str | None:
     return text if back == value and type(back) is type(value) else None
 
 
-def _has_float(value: Any) -> bool:
+def has_float(value: Any) -> bool:
     if isinstance(value, float):
         return True
     if isinstance(value, dict):
-        return any(_has_float(k) or _has_float(v) for k, v in value.items())
+        return any(has_float(k) or has_float(v) for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_has_float(v) for v in value)
+        return any(has_float(v) for v in value)
     return False
 
 
 def render(entry: Entry, args: tuple, kwargs: dict, expected: Any, how: str) -> str | None:
     """One generated assert line, or None when a value cannot be written exactly as a literal
     (a float inside a container: equality there would need a tolerance the test cannot state)."""
-    parts = [_exact_literal(a) for a in args] + [
-        None if not k.isidentifier() else (lambda v: v and f"{k}={v}")(_exact_literal(v)) for k, v in kwargs.items()]
-    value = _exact_literal(expected)
+    parts = [exact_literal(a) for a in args] + [
+        None if not k.isidentifier() else (lambda v: v and f"{k}={v}")(exact_literal(v)) for k, v in kwargs.items()]
+    value = exact_literal(expected)
     if value is None or any(p is None for p in parts):
         return None
     target = entry[1] if entry[0] == "function" else f"{entry[1]}().{entry[2]}"
@@ -97,7 +97,7 @@ def render(entry: Entry, args: tuple, kwargs: dict, expected: Any, how: str) -> 
         if not math.isfinite(expected):
             return None
         return f"assert math.isclose({call}, {value}, rel_tol=1e-6, abs_tol=1e-9)  # generated: {how}"
-    if _has_float(expected):
+    if has_float(expected):
         return None
     return f"assert {call} == {value}  # generated: {how}"
 

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
 from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
-from pipeline.testgen import asserts, postconditions
+from pipeline.testgen import asserts, linked, postconditions
 
 GENERATOR_VERSION = "7"
 CLEAN = ("accepted", "wrong_answer")
@@ -102,6 +102,7 @@ class Candidate:
     inputs: list[Any] = dataclasses.field(default_factory=list)  # stdin text, or (args, kwargs)
     labels: list[str] = dataclasses.field(default_factory=list)
     entry: tuple[str, ...] | None = None
+    linked: linked.Shape | None = None  # LeetCode's list_node/tree_node asserts: called through a shim
     expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
     ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
     disagreements: int = 0
@@ -171,10 +172,14 @@ def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
                 answered, params = _call_examples(tests), _param_names(row, tests.fn_name)
             else:
                 found = asserts.examples(tests)
-                if found is None:
+                shaped = linked.examples(tests) if found is None else None
+                if shaped is not None:
+                    cand.entry, cand.linked, answered = shaped
+                elif found is None:
                     cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
                     return cand
-                cand.entry, answered = found
+                else:
+                    cand.entry, answered = found
                 params = _param_names(row, cand.entry[-1])
             examples = [(a, k) for a, k, _ in answered]
             made = mutate_args(examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
@@ -231,7 +236,14 @@ def _values_many(jobs: list[tuple[str, Tests, list, tuple | None]], workers: int
 def _call_entry(cand: Candidate, code: str) -> tuple[str, ...]:
     from evaluator.values import entry_for
 
+    if cand.linked:
+        return ("function", linked.SHIM_NAME)
     return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
+
+
+def _callable(cand: Candidate, code: str) -> str:
+    """A program as generation calls it: with the linked shim where the inputs are nodes."""
+    return code + cand.linked.shim() if cand.linked else code
 
 
 def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
@@ -264,7 +276,7 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
                 stdin_jobs.append((ci, code, _stdin_tests(cand.row["tests"], cand.inputs)))
             else:
                 extra = twins if r == 0 else {}  # the first reference answers the reordered inputs too
-                value_jobs.append((code, cand.row["tests"], list(cand.inputs) + list(extra.values()),
+                value_jobs.append((_callable(cand, code), cand.row["tests"], list(cand.inputs) + list(extra.values()),
                                    _call_entry(cand, code)))
                 owners.append((ci, list(extra)))
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
@@ -406,7 +418,7 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
                 outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
                 stdin_jobs.append(((ci, name), code, _stdin_tests(tests, inputs, outputs)))
             else:
-                value_jobs.append((code, tests, [cand.inputs[i] for i in kept], _call_entry(cand, code)))
+                value_jobs.append((_callable(cand, code), tests, [cand.inputs[i] for i in kept], _call_entry(cand, code)))
                 owners.append((ci, name))
                 original_jobs.append(((ci, name), code, tests))
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
@@ -494,7 +506,11 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         lines = []
         for i in chosen:
             args, kwargs = cand.inputs[i]
-            line = asserts.render(cand.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i], cand.labels[i])
+            if cand.linked:
+                line = linked.render(cand.entry, cand.linked, args, kwargs, cand.expected[i], cand.labels[i])
+            else:
+                line = asserts.render(cand.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i],
+                                      cand.labels[i])
             if line:
                 lines.append(line)
         new_tests = asserts.append(new_tests, lines)
@@ -519,7 +535,8 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         "num_tests": new_tests.count,
         "tests_before_generation": before,
         "generated_tests": added,
-        "generation_note": cand.note if not added else None,
+        "generation_note": None if added else cand.note or (
+            "no generated answer could be written as an exact literal (floats in a list)" if chosen else None),
         "oracle_references": len(_trusted(cand.row)),
         "single_reference_oracle": added > 0 and len(_trusted(cand.row)) == 1,
         "oracle_disagreements": cand.disagreements,
