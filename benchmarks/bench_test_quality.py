@@ -5,7 +5,8 @@
 For each source the problems go through Collect, Process and Verify (with generation), and then:
 
 - TPR: labelled-correct programs the tests accept (MapCoder's HumanEval/MBPP programs in
-  ``../shared/data/labelled`` whose extended-test label is pass; elsewhere the references);
+  ``../shared/data/labelled`` whose extended-test label is pass; KodCode's references and the
+  attempts its labels say pass; elsewhere the references);
 - TNR: known-wrong programs the tests reject (the labelled programs that pass the base tests but
   fail the extended ones, the 974 the issue names; KodCode's confirmed failing attempts);
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
@@ -56,13 +57,35 @@ def labelled_programs() -> dict[tuple[str, str], list[dict]]:
     return out
 
 
+def kodcode_attempts() -> dict[str, list[str]]:
+    """KodCode's reference code -> the model attempts its labels say pass the chosen tests (the
+    failing ones are the rows' ``incorrect_solutions`` already)."""
+    root = shared_data_dir()
+    out: dict[str, list[str]] = {}
+    path = root / "kodcode" / "kodcode_demo_labeled.jsonl" if root else None
+    if path is None or not path.exists():
+        return out
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            passing = [c["code"] for c in rec.get("candidate_solutions") or []
+                       if c.get("code") and str(c.get("passes_reference_tests")).strip().lower() == "true"]
+            if rec.get("reference_solution") and passing:
+                out[rec["reference_solution"]] = passing
+    return out
+
+
 def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
     """Labelled programs of the problem (``dataset``: the labels' name for its source's layout,
-    the adapter), else its references (correct) and known-wrong programs."""
+    the adapter), else its references and labelled-passing attempts (correct) and known-wrong
+    programs."""
     found = labelled.get((dataset, row["source_id"]))
     if found:
         return found
-    return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i}"} for i, c in enumerate(row.get("solutions") or [])]
+    refs = list(row.get("solutions") or [])
+    attempts = [c for code in refs[:1] for c in labelled.get(("attempts", code), [])]
+    return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i}"} for i, c in enumerate(refs)]
+            + [{"code": c, "correct": True, "id": f"{row['source_id']}/attempt{i}"} for i, c in enumerate(attempts)]
             + [{"code": c, "correct": False, "id": f"{row['source_id']}/wrong{i}"}
                for i, c in enumerate(row.get("incorrect_solutions") or [])])
 
@@ -132,6 +155,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here too")
     args = parser.parse_args()
     labelled = labelled_programs()
+    labelled.update({("attempts", ref): codes for ref, codes in kodcode_attempts().items()})
     config = VerifyConfig(workers=args.workers, generation=TestGenConfig(cache=False, tests_only_in_statement="mark"))
     rows, newly = [], []
     for name in args.sources.split(","):
