@@ -72,6 +72,8 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("incorrect_rejected", pa.int64()),
     pa.field("test_strength", pa.float64()),  # rejected / run; null when the problem has no wrong programs
     pa.field("incorrect_survivors", pa.string()),  # JSON list of incorrect_solutions indices the tests accept
+    pa.field("labelled_correct_run", pa.int64()),  # programs the source labels correct (KodCode's passing attempts)
+    pa.field("labelled_correct_accepted", pa.int64()),  # ... that the final tests accept
     pa.field("weak_tests", pa.bool_()),  # some known-incorrect program passes (kept only with weak_tests="mark")
     # test generation (pipeline.testgen.generate)
     pa.field("tests_before_generation", pa.int64()),

@@ -19,7 +19,8 @@ Three more questions, because a test suite is only as good as what it accepts an
   the examples its statement prints is ``tests_only_in_statement`` (rejected, or kept and
   marked), never trained on silently;
 * test strength: the known-incorrect programs run on the final tests under that limit; a
-  problem whose tests accept one is ``weak_tests`` (rejected, or kept and marked).
+  problem whose tests accept one is ``weak_tests`` (rejected, or kept and marked); programs the
+  source labels correct run too, and how many the tests accept is the TPR the card shows.
 """
 
 from __future__ import annotations
@@ -75,15 +76,27 @@ def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
             for row in rows for ref_index, code in enumerate((row.get("solutions") or [])[: config.max_references])]
 
 
+def labelled_correct(row: dict[str, Any]) -> list[str]:
+    """Programs the source labels correct besides its references (KodCode's passing attempts)."""
+    try:
+        metadata = json.loads(row.get("metadata") or "{}")
+    except (TypeError, ValueError):
+        return []
+    found = metadata.get("passing_attempts") if isinstance(metadata, dict) else None
+    return [code for code in found if isinstance(code, str)] if isinstance(found, list) else []
+
+
 def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
-    """Evaluator jobs for the known-incorrect programs and the sample hardcoder (index ``h``),
-    on each kept row's final tests."""
+    """Evaluator jobs for the known-incorrect programs, the sample hardcoder (index ``h``) and the
+    labelled-correct programs (``c0``, ``c1``, ...), on each kept row's final tests."""
     from pipeline.testgen.generate import hardcoder
 
     jobs: list[Job] = []
     for row in rows:
         for index, code in enumerate((row.get("incorrect_solutions") or [])[: config.max_incorrect]):
             jobs.append(((row["problem_id"], index), code, row["tests"]))
+        for index, code in enumerate(labelled_correct(row)[: config.max_incorrect]):
+            jobs.append(((row["problem_id"], f"c{index}"), code, row["tests"]))
         hard = hardcoder(row) if config.hardcoder else None
         if hard:
             jobs.append(((row["problem_id"], "h"), hard, row["tests"]))
@@ -200,8 +213,10 @@ def judge_strength(row: dict[str, Any], results: list[tuple[Any, Result]], confi
 
     An ``internal_error`` says nothing about the tests, so that run is not counted.
     """
-    hard = [r for job_index, r in results if job_index == "h" and r.verdict is not Verdict.INTERNAL_ERROR]
-    counted = [(job_index, r) for job_index, r in results if job_index != "h" and r.verdict is not Verdict.INTERNAL_ERROR]
+    results = [(job_index, r) for job_index, r in results if r.verdict is not Verdict.INTERNAL_ERROR]
+    hard = [r for job_index, r in results if job_index == "h"]
+    correct = [r for job_index, r in results if isinstance(job_index, str) and job_index.startswith("c")]
+    counted = [(job_index, r) for job_index, r in results if isinstance(job_index, int)]
     survivors = [index for index, r in counted if r.passed]
     hardcoder_passes = bool(hard) and hard[0].passed
     columns = {
@@ -209,6 +224,8 @@ def judge_strength(row: dict[str, Any], results: list[tuple[Any, Result]], confi
         "incorrect_rejected": len(counted) - len(survivors),
         "test_strength": round((len(counted) - len(survivors)) / len(counted), 4) if counted else None,
         "incorrect_survivors": json.dumps(survivors),
+        "labelled_correct_run": len(correct),
+        "labelled_correct_accepted": sum(r.passed for r in correct),
         "hardcoder_rejected": (not hardcoder_passes) if hard else None,
         "weak_tests": bool(survivors) or hardcoder_passes,
     }

@@ -2,7 +2,8 @@
 
 Tests are pytest code (``test_code`` / ``test``). The demo's ``Verified_*.json`` records are
 problems; ``kodcode_demo_labeled.jsonl`` (option ``labels_files``) says which of the three model
-attempts pass the chosen tests, and attempts confirmed failing become ``incorrect_solutions``.
+attempts pass the chosen tests: attempts confirmed failing become ``incorrect_solutions``, the
+passing ones ``metadata.passing_attempts`` (labelled correct, for the TPR of Verify's tests).
 ``Failed_*`` records are prompts whose attempts all failed verification: no tests, no reference,
 so each is rejected as ``failed_verification``.
 """
@@ -45,8 +46,8 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     statement = require_text(record.get("instruction"))
     test_code = require_text(record.get("test_code"), "tests")
     labels = record.get("_labels") or {}
-    incorrect = [c.get("code") for c in labels.get("candidate_solutions") or []
-                 if not _truthy(c.get("passes_reference_tests")) and c.get("code")]
+    attempts = [c for c in labels.get("candidate_solutions") or [] if c.get("code")]
+    incorrect = [c["code"] for c in attempts if not _truthy(c.get("passes_reference_tests"))]
     meta = record.get("metadata") or {}
     source_id = f"{meta.get('mode', 'local')}/{meta.get('prompt_id', index_id(record))}"
     used = {"instruction", "response", "test_code", "_labels"} | BOOKKEEPING
@@ -55,6 +56,8 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
                        for k, v in (record.get("trials") or {}).items() if isinstance(v, dict)}
     extra["labelled"] = bool(labels)
     extra["reference_passes"] = labels.get("reference_passes")
+    # labelled correct: Verify runs them on the final tests, the TPR the dataset card shows
+    extra["passing_attempts"] = [c["code"] for c in attempts if _truthy(c.get("passes_reference_tests"))]
     return make_row(
         source=spec.name, source_id=source_id, statement=statement, starter_code="",
         tests={"test_code": test_code}, tests_format="pytest", solutions=[record.get("response")] if record.get("response") else [],

@@ -27,7 +27,8 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
         acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": []})
         return out.setdefault(source, {
             "problems_in": 0, "verified": 0, "with_generated_tests": 0, "released": 0,
-            "tests_before": None, "tests_after": None, "wrong_programs_run": 0, "tnr": None,
+            "tests_before": None, "tests_after": None, "correct_programs_run": 0, "tpr": None,
+            "wrong_programs_run": 0, "tnr": None, "_accepted_correct": 0,
             "mutation_score_before": None, "mutation_score": None, "mutants_equivalent": 0,
             "oracle_suspects": 0, "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
             "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
@@ -42,6 +43,9 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
         after = tests.count if isinstance(tests, Tests) else int(row.get("num_tests") or 0)
         a["after"].append(after)
         a["before"].append(int(row.get("tests_before_generation") or after))
+        if row.get("labelled_correct_run"):
+            e["correct_programs_run"] += int(row["labelled_correct_run"])
+            e["_accepted_correct"] += int(row.get("labelled_correct_accepted") or 0)
         if row.get("incorrect_run"):
             e["wrong_programs_run"] += int(row["incorrect_run"])
             e["_rejected_wrong"] += int(row.get("incorrect_rejected") or 0)
@@ -67,6 +71,8 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
         a = acc[source]
         e["tests_before"], e["tests_after"] = _mean(a["before"]), _mean(a["after"])
         e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
+        accepted = e.pop("_accepted_correct")
+        e["tpr"] = round(accepted / e["correct_programs_run"], 4) if e["correct_programs_run"] else None
         rejected = e.pop("_rejected_wrong")
         e["tnr"] = round(rejected / e["wrong_programs_run"], 4) if e["wrong_programs_run"] else None
     return dict(sorted(out.items()))
@@ -75,7 +81,7 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
 FUNNEL_COLUMNS = (
     ("problems_in", "in"), ("verified", "verified"), ("with_generated_tests", "with generated tests"),
     ("released", "released"), ("tests_before", "tests/problem before"), ("tests_after", "after"),
-    ("tnr", "known-wrong rejected (TNR)"), ("mutation_score_before", "mutation score before"),
+    ("tpr", "labelled-correct accepted (TPR)"), ("tnr", "known-wrong rejected (TNR)"), ("mutation_score_before", "mutation score before"),
     ("mutation_score", "after"), ("mutants_equivalent", "possibly equivalent mutants"),
     ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
     ("oracle_suspects", "answers dropped as suspect"),

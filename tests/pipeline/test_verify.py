@@ -108,6 +108,12 @@ def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, m
     summary = strength_by_source(result.kept, result.rejects)["kodcode"]
     assert summary["with_incorrect"] == len(kodcode_with_wrong_programs) - result.stats.reasons.get("no_reference_passes", 0)
     assert summary["weak_rejected" if mode == "reject" else "weak_kept"] == 1
+    # the attempts KodCode labels correct run on the final tests too: the card's TPR
+    assert sum(r["labelled_correct_run"] for r in result.kept) >= len(strong)
+    assert all(r["labelled_correct_accepted"] == r["labelled_correct_run"] for r in result.kept)
+    from pipeline.testgen.report import funnel_by_source
+
+    assert funnel_by_source(result.kept, result.rejects)["kodcode"]["tpr"] == 1.0
 
 
 def test_card_shows_test_strength_per_source():
@@ -152,6 +158,7 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
     assert "| kodcode |" in materialization.metadata["test_strength_by_source"].value
     funnel = materialization.metadata["verify_funnel_by_source_json"].value["kodcode"]
     assert funnel["problems_in"] == 3 and funnel["hardcoder_run"] == funnel["released"]
+    assert funnel["correct_programs_run"] >= 1 and funnel["tpr"] == 1.0
 
 
 def test_a_reference_the_evaluator_failed_runs_once_more():
