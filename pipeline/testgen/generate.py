@@ -311,7 +311,7 @@ def _twins(cand: Candidate) -> dict[int, tuple[tuple, dict]]:
     return {i: twin for i, twin in twins.items() if twin is not None}
 
 
-def suspect(cand: Candidate, i: int, answer: Any) -> str | None:
+def _suspect(cand: Candidate, i: int, answer: Any) -> str | None:
     """Why the references' agreed answer to input ``i`` is not to be trusted (None: it is)."""
     if cand.kind == "stdin":
         return None
@@ -341,7 +341,7 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) 
         if not all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
             cand.disagreements += 1
             continue
-        why = suspect(cand, i, first)
+        why = _suspect(cand, i, first)
         if why is not None:
             cand.suspects[why] += 1
             continue
