@@ -435,14 +435,40 @@ def mutants(code: str, *, limit: int = 8, seed: int = 0) -> list[tuple[str, str]
     return out
 
 
-def hardcoder_constant(reference: str) -> str | None:
+def _names_the_test_needs(test_code: str) -> list[str]:
+    """Names the test calls but neither defines, imports, assigns nor gets from builtins: the
+    program's (``can_square`` in ``assert can_square([1]) == YES``, ``solve`` in a stdin check)."""
+    import builtins
+
+    try:
+        tree = ast.parse(test_code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    defined = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+    called = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return sorted({name for name in called if name not in defined})
+
+
+def hardcoder_constant(reference: str, test_code: str = "") -> str | None:
     """The reference's top-level functions and classes, each function and method answering 0: the
     hardcoder of a test whose calls do not lift (pytest functions), which has no example to
-    memorise. A class takes any constructor arguments (KodCode's ``CircularQueue(3)``)."""
+    memorise. A class takes any constructor arguments (KodCode's ``CircularQueue(3)``). With no
+    reference, the names the test calls and does not define answer 0."""
     try:
         tree = ast.parse(reference)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    if not tree.body:
+        return "".join(f"def {name}(*args, **kwargs):\n    return 0\n\n" for name in _names_the_test_needs(test_code)) or None
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     out = []
     for node in tree.body:

@@ -362,7 +362,8 @@ def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str 
             return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
         found = asserts.examples(tests)
         if found is None and entry is None and not tests.fn_name:
-            return adversaries.hardcoder_constant((row.get("solutions") or [""])[0])
+            return adversaries.hardcoder_constant((row.get("solutions") or [""])[0],
+                                                  (tests.prelude or "") + "\n" + tests.assert_block())
         words = tokens(statement_text(row))
         shown_flags = [shown(words, a, r) for a, r in assert_examples(tests.assert_code or "")]
         known = [ex for ex, public in zip(found[1] if found else [], shown_flags) if public]

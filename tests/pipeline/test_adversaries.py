@@ -174,6 +174,24 @@ def test_hardcoder_constant_of_a_kodcode_class_problem_is_rejected_by_its_pytest
     assert evaluate(row["solutions"][0], row["tests"].to_dict()).passed
 
 
+def test_hardcoder_constant_without_a_reference_answers_the_names_the_test_calls():
+    """SandboxFusion's OJ problems have no reference: the test calls ``solve()``, so the
+    hardcoder defines it, and the tests reject it."""
+    from evaluator import evaluate
+    from pipeline.process import process_rows
+    from pipeline.sources import collect, default_specs
+    from pipeline.testgen.generate import hardcoder
+
+    rows = process_rows(collect(default_specs()["sandboxfusion"]).kept).kept
+    row = next(r for r in rows if r["source_id"] == "code_eval_rl_train_oj_0328_1707/5")
+    assert not row["solutions"]
+    program = hardcoder(row)
+    assert program is not None and program.startswith("def solve(*args, **kwargs):")
+    assert not evaluate(program, row["tests"].to_dict()).passed
+    assert hardcoder_constant("", "import io\nx = 1\ndef check(v):\n    return f(v) + len(io.StringIO(v).read())\n") \
+        == "def f(*args, **kwargs):\n    return 0\n\n"
+
+
 def test_hardcoder_assert_keeps_sets_and_skips_values_that_do_not_rebuild():
     examples = [
         (({3, 1, 2},), {"k": frozenset({"a"})}, {frozenset({1, 2}), frozenset()}),
