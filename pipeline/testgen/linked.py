@@ -7,9 +7,9 @@ generation no examples. Here they do: each argument built by ``list_node``/``tre
 plain list it was built from (a linked list in order, a tree in LeetCode's level order with None
 holes), and so is the answer ``is_same_list``/``is_same_tree`` compares with. Mutation then works
 on plain lists (trees kept valid by :mod:`pipeline.testgen.call_inputs`), the references answer
-through :data:`SHIM`, a function appended to their code that builds the nodes with the problem's
-own helpers and returns the answer as a plain list, and :func:`render` writes each new input back
-as the dataset writes its asserts.
+through :meth:`Shape.shim`, a function appended to their code that builds the nodes with the
+problem's own helpers and returns the answer as a plain list, and :func:`render` writes each new
+input back as the dataset writes its asserts.
 """
 
 from __future__ import annotations
@@ -37,32 +37,36 @@ class Shape:
 
     def shim(self) -> str:
         """The function the references are called through (appended to their code)."""
-        built = dict(self.built)
-        return f'''
+        return f"""
 
 def {SHIM_NAME}(*args, **kwargs):
-    built = {built!r}
+    built = {dict(self.built)!r}
     args = [(list_node if built.get(i) == "list" else tree_node)(v) if i in built else v for i, v in enumerate(args)]
     kwargs = {{k: (list_node if built.get(k) == "list" else tree_node)(v) if k in built else v for k, v in kwargs.items()}}
     answer = Solution().{self.method}(*args, **kwargs)
-    if {self.answer!r} == "list":
-        out = []
-        while answer is not None and len(out) < 10 ** 6:
-            out.append(answer.val)
-            answer = answer.next
-        return out
-    if {self.answer!r} == "tree":
-        out, queue, i = [], [answer], 0
-        while i < len(queue) and len(out) < 10 ** 6:
-            node, i = queue[i], i + 1
-            out.append(None if node is None else node.val)
-            if node is not None:
-                queue += [node.left, node.right]
-        while out and out[-1] is None:
-            out.pop()
-        return out
-    return answer
-'''
+{_AS_PLAIN[self.answer]}"""
+
+
+# The answer as plain data: a linked list in order, a tree in level order (trailing Nones dropped).
+_AS_PLAIN = {
+    None: "    return answer\n",
+    "list": """    out = []
+    while answer is not None and len(out) < 10 ** 6:
+        out.append(answer.val)
+        answer = answer.next
+    return out
+""",
+    "tree": """    out, queue, i = [], [answer], 0
+    while i < len(queue) and len(out) < 10 ** 6:
+        node, i = queue[i], i + 1
+        out.append(None if node is None else node.val)
+        if node is not None:
+            queue += [node.left, node.right]
+    while out and out[-1] is None:
+        out.pop()
+    return out
+""",
+}
 
 
 def _literal(node: ast.expr) -> tuple[str | None, Any]:
