@@ -32,7 +32,7 @@ from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.testgen.generate import TestGenConfig  # noqa: E402
-from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
+from pipeline.verify import VerifyConfig, labelled_correct, verify_rows  # noqa: E402
 
 # MBPP's labelled programs are on its test split (mbpp_test, a benchmark source): test quality is
 # measured on it whatever its role, since Verify generates the same way for every source.
@@ -57,24 +57,6 @@ def labelled_programs() -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def kodcode_attempts() -> dict[str, list[str]]:
-    """KodCode's reference code -> the model attempts its labels say pass the chosen tests (the
-    failing ones are the rows' ``incorrect_solutions`` already)."""
-    root = shared_data_dir()
-    out: dict[str, list[str]] = {}
-    path = root / "kodcode" / "kodcode_demo_labeled.jsonl" if root else None
-    if path is None or not path.exists():
-        return out
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            passing = [c["code"] for c in rec.get("candidate_solutions") or []
-                       if c.get("code") and str(c.get("passes_reference_tests")).strip().lower() == "true"]
-            if rec.get("reference_solution") and passing:
-                out[rec["reference_solution"]] = passing
-    return out
-
-
 def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
     """Labelled programs of the problem (``dataset``: the labels' name for its source's layout,
     the adapter), else its references and labelled-passing attempts (correct) and known-wrong
@@ -83,7 +65,7 @@ def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
     if found:
         return found
     refs = list(row.get("solutions") or [])
-    attempts = [c for code in refs[:1] for c in labelled.get(("attempts", code), [])]
+    attempts = labelled_correct(row)  # KodCode's passing attempts, as Verify runs them
     return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i}"} for i, c in enumerate(refs)]
             + [{"code": c, "correct": True, "id": f"{row['source_id']}/attempt{i}"} for i, c in enumerate(attempts)]
             + [{"code": c, "correct": False, "id": f"{row['source_id']}/wrong{i}"}
@@ -155,7 +137,6 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here too")
     args = parser.parse_args()
     labelled = labelled_programs()
-    labelled.update({("attempts", ref): codes for ref, codes in kodcode_attempts().items()})
     config = VerifyConfig(workers=args.workers, generation=TestGenConfig(cache=False, tests_only_in_statement="mark"))
     rows, newly = [], []
     for name in args.sources.split(","):

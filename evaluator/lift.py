@@ -98,7 +98,7 @@ class Plan:
 
 
 # ----------------------------------------------------------------------------- parsing
-def _bound_names(tree: ast.AST) -> set[str]:
+def bound_names(tree: ast.AST) -> set[str]:
     """Every name the test code binds anywhere (assignments, defs, parameters, imports)."""
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -129,7 +129,7 @@ def _check_size(value: Any) -> Any:
 
 class _Lifter:
     def __init__(self, tree: ast.Module, fn_name: str | None) -> None:
-        self.bound = _bound_names(tree)
+        self.bound = bound_names(tree)
         self.fn_name = fn_name
         self.imported: dict[str, tuple[str, str | None]] = {}  # name -> (module, attribute)
         self.steps: list[Step] = []

@@ -16,8 +16,9 @@ Codeforces style) or ``livecodebench/call`` (functional, LeetCode style).
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from pipeline.schema import row_metadata
 
 SOURCE = "livecodebench"
 
@@ -32,13 +33,7 @@ def from_date(rows: list[dict[str, Any]], after: str) -> list[dict[str, Any]]:
 
 def eval_group(row: dict[str, Any]) -> str:
     """``livecodebench/<platform>/<difficulty>`` where the row has them, else ``livecodebench/<test kind>``."""
-    meta = row.get("metadata")
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            meta = {}
-    platform = (meta or {}).get("platform") if isinstance(meta, dict) else None
+    platform = row_metadata(row).get("platform")
     difficulty = row.get("source_difficulty")
     parts = [SOURCE, str(platform).lower() if platform else row["tests"].kind]
     if difficulty:

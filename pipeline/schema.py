@@ -122,6 +122,17 @@ MANIFEST_SCHEMA = pa.schema([pa.field("split", pa.string()), pa.field("layout", 
 LIST_COLUMNS = ("solutions", "incorrect_solutions", "tags")
 
 
+def row_metadata(row: dict[str, Any]) -> dict[str, Any]:
+    """The row's ``metadata`` column as a dict (JSON text in storage; {} when absent or not an object)."""
+    value = row.get("metadata")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value or "{}")
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
 def num_tests(row: dict[str, Any]) -> int:
     """The row's test count: ``num_tests`` from Process, else counted from its canonical tests."""
     value = row.get("num_tests")

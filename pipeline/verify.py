@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evaluator.model import DEFAULT_MEMORY_MB, Limits, Result, Verdict
-from pipeline.schema import Tests
+from pipeline.schema import Tests, row_metadata
 from pipeline.stage import VERIFY, StageResult, reject
 from pipeline.testgen.generate import TestGenConfig, generate_tests
 
@@ -78,11 +78,7 @@ def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
 
 def labelled_correct(row: dict[str, Any]) -> list[str]:
     """Programs the source labels correct besides its references (KodCode's passing attempts)."""
-    try:
-        metadata = json.loads(row.get("metadata") or "{}")
-    except (TypeError, ValueError):
-        return []
-    found = metadata.get("passing_attempts") if isinstance(metadata, dict) else None
+    found = row_metadata(row).get("passing_attempts")
     return [code for code in found if isinstance(code, str)] if isinstance(found, list) else []
 
 

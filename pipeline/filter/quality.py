@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.schema import Tests, num_tests
+from pipeline.schema import Tests, num_tests, row_metadata
 
 INTERACTIVE_RE = re.compile(
     r"\binteractive (?:problem|task)\b|\bthis is an interactive\b|\bflush the output\b|\bfflush\s*\(|"
@@ -42,14 +42,6 @@ class QualityConfig:
     require_checker_for_special_judge: bool = True
 
 
-def _metadata(row: dict[str, Any]) -> dict[str, Any]:
-    try:
-        value = json.loads(row.get("metadata") or "{}")
-    except (TypeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _truthy(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() in {"true", "1", "yes"}) or value == 1
 
@@ -58,7 +50,7 @@ def is_interactive(row: dict[str, Any]) -> str | None:
     """Evidence that the problem is interactive (needs a live judge), or None."""
     if any("interactive" in str(t).lower() for t in row.get("tags") or []):
         return "tag"
-    if _truthy(_metadata(row).get("interactive")):
+    if _truthy(row_metadata(row).get("interactive")):
         return "metadata"
     match = INTERACTIVE_RE.search(row.get("statement") or "")
     return match.group(0) if match else None
@@ -74,7 +66,7 @@ def needs_images(row: dict[str, Any]) -> str | None:
 
 def special_judge(row: dict[str, Any]) -> str | None:
     """Evidence that several outputs are accepted (needs a checker), or None."""
-    meta = _metadata(row)
+    meta = row_metadata(row)
     for key in ("special_judge", "output_spj", "spj"):
         if _truthy(meta.get(key)):
             return f"metadata.{key}"

@@ -23,6 +23,8 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+from evaluator.lift import bound_names
+
 # --- sample hardcoders ---------------------------------------------------------------------------
 
 
@@ -436,24 +438,16 @@ def mutants(code: str, *, limit: int = 8, seed: int = 0) -> list[tuple[str, str]
 
 
 def _names_the_test_needs(test_code: str) -> list[str]:
-    """Names the test calls but neither defines, imports, assigns nor gets from builtins: the
-    program's (``can_square`` in ``assert can_square([1]) == YES``, ``solve`` in a stdin check)."""
+    """Names the test calls but neither binds (the evaluator's lifting tells which) nor gets from
+    builtins: the program's (``can_square`` in ``assert can_square([1]) == YES``, ``solve`` in a
+    stdin check)."""
     import builtins
 
     try:
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    defined = set(dir(builtins))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defined.add(node.name)
-        elif isinstance(node, ast.arg):
-            defined.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            defined.add(node.id)
+    defined = bound_names(tree) | set(dir(builtins))
     called = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     return sorted({name for name in called if name not in defined})
 

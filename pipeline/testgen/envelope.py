@@ -26,6 +26,11 @@ SCALE = 10  # a number may grow to this many times the largest magnitude the exa
 SMALL = 32  # ... except a whole number given alone whose examples stay below this: twice (see _ceiling)
 
 
+def arguments(args: tuple, kwargs: dict) -> list[Any]:
+    """A call's arguments in one order: positional, then keywords by name."""
+    return list(args) + [kwargs[k] for k in sorted(kwargs)]
+
+
 def _kind(value: Any) -> str:
     return "bool" if isinstance(value, bool) else "num" if isinstance(value, (int, float)) else type(value).__name__
 
@@ -91,7 +96,7 @@ class Envelope:
     """What every example's arguments share, position by position."""
 
     def __init__(self, examples: list[tuple[tuple, dict]]) -> None:
-        self.positions = [list(args) + [kwargs[k] for k in sorted(kwargs)] for args, kwargs in examples]
+        self.positions = [arguments(args, kwargs) for args, kwargs in examples]
         self.width = len(self.positions[0]) if self.positions else 0
         self.same_width = all(len(p) == self.width for p in self.positions)
 
@@ -102,7 +107,7 @@ class Envelope:
         """Whether a generated input stays inside the examples' envelope."""
         if not self.positions or not self.same_width:
             return True
-        values = list(args) + [kwargs[k] for k in sorted(kwargs)]
+        values = arguments(args, kwargs)
         if len(values) != self.width:
             return False
         if not all(self._value_fits(value, self._column(i)) for i, value in enumerate(values)):

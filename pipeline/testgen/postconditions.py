@@ -24,6 +24,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.testgen.envelope import arguments
+
 MIN_EXAMPLES = 3  # relations need this many examples; fewer agree too easily by chance
 
 Example = tuple[tuple, dict, Any]  # args, kwargs, the answer
@@ -32,10 +34,6 @@ Relation = Callable[[list[Any], Any], bool]  # (the arguments in order, the answ
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _values(args: tuple, kwargs: dict) -> list[Any]:
-    return list(args) + [kwargs[k] for k in sorted(kwargs)]
 
 
 def _sign(x: float) -> int:
@@ -80,7 +78,7 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
     """The relations every example keeps, by name; none from fewer than MIN_EXAMPLES."""
     if len(examples) < MIN_EXAMPLES:
         return {}
-    rows = [(_values(a, k), answer) for a, k, answer in examples]
+    rows = [(arguments(a, k), answer) for a, k, answer in examples]
     width = len(rows[0][0])
     if any(len(values) != width for values, _ in rows):
         return {}
@@ -106,7 +104,7 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
 
 def broken(relations: dict[str, Relation], args: tuple, kwargs: dict, answer: Any) -> str | None:
     """The first relation the answer breaks (None: it keeps them all)."""
-    values = _values(args, kwargs)
+    values = arguments(args, kwargs)
     for name, holds in relations.items():
         try:
             if not holds(values, answer):

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from pipeline.schema import Tests
+from pipeline.schema import Tests, row_metadata
 
 _TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+", re.IGNORECASE)
 _SYMBOLS = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|\w+|\"\"|''|[^\w\s'\"]", re.IGNORECASE)
@@ -132,12 +132,9 @@ def mark_public(statement: str | None, tests: Tests) -> Tests:
 def statement_text(row: dict[str, Any]) -> str:
     """Everything a policy may have read about the problem (see the module's docstring)."""
     parts = [row.get("statement") or "", row.get("original_statement") or ""]
-    try:
-        metadata = json.loads(row.get("metadata") or "{}")
-    except (TypeError, ValueError):
-        metadata = {}
-    if isinstance(metadata, dict) and metadata.get("source_statement"):
-        parts.append(str(metadata["source_statement"]))
+    source_statement = row_metadata(row).get("source_statement")
+    if source_statement:
+        parts.append(str(source_statement))
     return "\n".join(parts)
 
 
