@@ -313,13 +313,18 @@ class ProcessEnd:
     stdout_bytes: int = 0
     stderr_tail: str = ""
     message: str = ""
+    cpu_limit: bool = False  # the fork server stopped it: a call (or the process) past its CPU limit
+    fed_at: tuple[int, ...] = ()  # fed steps: how many reply bytes had left when each step was revealed
+    stream_full: bool = False  # fed steps: the replies outgrew their cap
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> "ProcessEnd":
         return cls(exit=data.get("exit"), signal=data.get("signal"), timed_out=bool(data.get("timed_out")),
                    cpu_s=float(data.get("cpu_s") or 0.0), maxrss_mb=float(data.get("maxrss_mb") or 0.0),
                    stdout=data.get("stdout") or "", stdout_bytes=int(data.get("stdout_bytes") or 0),
-                   stderr_tail=data.get("stderr_tail") or "", message=data.get("message") or "")
+                   stderr_tail=data.get("stderr_tail") or "", message=data.get("message") or "",
+                   cpu_limit=bool(data.get("cpu_limit")), fed_at=tuple(int(n) for n in data.get("fed_at") or ()),
+                   stream_full=bool(data.get("stream_full")))
 
 
 @dataclass(frozen=True)
