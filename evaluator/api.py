@@ -243,6 +243,8 @@ class _Judging:
                 return out + [CaseResult(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])]
             for case, outcome in zip(todo, outcomes):
                 res = self._call_case(case, outcome, batched=len(cases) > 1)
+                if outcome.verdict is not None and run.candidate is not None:
+                    res.cpu_s = round(run.candidate.cpu_s, 4)  # the call ended the process: all it used
                 out.append(res)
                 if res.verdict is not Verdict.ACCEPTED and (stop or outcome.verdict is not None):
                     break
@@ -256,8 +258,7 @@ class _Judging:
         took = round(outcome.time_s, 4)
         res = CaseResult(Verdict.INTERNAL_ERROR, time_s=took, cpu_s=took, batched=batched)
         if outcome.verdict is not None:  # the call ended the process
-            verdict, _, msg = outcome.error.partition(": ")
-            res.verdict, res.message = Verdict(verdict), msg
+            res.verdict, res.message = Verdict(outcome.verdict), (outcome.error or "").partition(":")[2].strip()
         elif outcome.unserializable:
             res.verdict, res.message = Verdict.WRONG_ANSWER, outcome.error
         elif outcome.raised is not None:  # as the program's own process ends on it (harness.exit_status_of)
@@ -287,7 +288,7 @@ class _Judging:
         if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
             payload["test"] = tests.assert_block()
             extra["block_s"] = self.block_cap()
-            ahead = prefetch.predict(payload["test"], tests.fn_name) if prefetch_calls else ()
+            ahead = prefetch.predict(payload["test"], tests.fn_name, tests.prelude) if prefetch_calls else ()
             if ahead:
                 payload["prefetch"] = prefetch.payload(ahead)
         else:
@@ -374,7 +375,7 @@ def evaluate(
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")
-        plan = lift.lift(t.assert_block(), t.fn_name) if lift_asserts and t.kind == "assert" else None
+        plan = lift.lift(t.assert_block(), t.fn_name, t.prelude) if lift_asserts and t.kind == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
             judging = _Judging(worker, code, t, limits_, deadline, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol,

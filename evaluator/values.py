@@ -100,7 +100,9 @@ def _outcomes(at: list[int], run: Run) -> list[CallOutcome]:
     if run.candidate is None:
         return []
     lines = lifted._lines(run)
-    if not lines or lines[0] is None or "names" not in lines[0]:
+    if not lines:  # it never finished its top level: how the process ended says why
+        return []
+    if lines[0] is None or "names" not in lines[0]:
         why = "the program failed before any call"
         if lines and lines[0] and ("fatal" in lines[0] or "x" in lines[0]):
             why = _error_text(lines[0].get("fatal") or lines[0].get("x"))

@@ -37,6 +37,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 BIG_INT_BITS = 4096  # past this, an int crosses as hex text: JSON's decimal form has a 4300-digit limit
+NUMBERED_DEPTH = 256  # containers nested deeper cross as plain values (no identity: no test compares it there)
 MAX_TEXT = 1 << 26
 _EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
                if isinstance(cls, type) and issubclass(cls, BaseException)}
@@ -59,59 +60,50 @@ class WireError(ValueError):
 class Identity:
     """One side's record of the mutable values that crossed in a case, by number.
 
-    ``own``: this side's objects it has sent (number -> object); ``mirror``: this side's copies
-    of the peer's (the peer's number -> copy). Both keep their objects alive, so an ``id`` is
-    never reused while its number stands; entries nothing else refers to any more are dropped
-    now and then (:meth:`sweep`): such an object can no longer be compared by identity.
+    A number is this side's key: positive for its own objects it has sent, negative for its
+    copies of the peer's (the peer's number, negated). A sender writes its key; the receiver
+    negates it. Entries keep their objects alive, so an ``id`` is never reused while its number
+    stands; entries nothing else refers to any more are dropped now and then (:meth:`sweep`):
+    such an object can no longer be compared by identity.
     """
 
     def __init__(self) -> None:
-        self.own: dict[int, Any] = {}
-        self.own_num: dict[int, int] = {}
-        self.mirror: dict[int, Any] = {}
-        self.mirror_num: dict[int, int] = {}
+        self.objects: dict[int, Any] = {}  # key -> object
+        self.keys: dict[int, int] = {}  # id(object) -> key
         self.classes: dict[tuple, type] = {}  # named tuple classes, by (name, fields)
         self.next = 1
         self.sweep_at = 4096
 
     def number(self, obj: Any) -> int:
-        """The wire number of ``obj``: positive for ours, negative for the peer's."""
-        key = id(obj)
-        peer = self.mirror_num.get(key)
-        if peer is not None:
-            return -peer
-        n = self.own_num.get(key)
-        if n is None:
-            n = self.next
+        """The wire number of ``obj``: its key here (a new one for an object never sent)."""
+        key = self.keys.get(id(obj))
+        if key is None:
+            key = self.next
             self.next += 1
-            self.own[n] = obj
-            self.own_num[key] = n
-            if len(self.own) + len(self.mirror) > self.sweep_at:
+            self.objects[key] = obj
+            self.keys[id(obj)] = key
+            if key >= self.sweep_at:
                 self.sweep()
-        return n
+        return key
 
     def lookup(self, n: int) -> Any:
-        return self.own.get(-n) if n < 0 else self.mirror.get(n)
+        """The object a received number names (the sender's key, so negated here)."""
+        return self.objects.get(-n)
 
     def adopt(self, n: int, obj: Any) -> None:
-        if n < 0:  # ours, dropped since: the peer's copy names it, so it is ours again
-            self.own[-n] = obj
-            self.own_num[id(obj)] = -n
-        else:
-            self.mirror[n] = obj
-            self.mirror_num[id(obj)] = n
-            if len(self.own) + len(self.mirror) > self.sweep_at:
-                self.sweep()
+        """``obj`` is what the received number ``n`` names from now on (one of ours dropped since:
+        the peer's copy still names it, so it is ours again)."""
+        self.objects[-n] = obj
+        self.keys[id(obj)] = -n
 
     def sweep(self) -> None:
-        """Drop what only these tables still refer to (three references: the table, the loop
+        """Drop what only this table still refers to (the table, the list's tuple, the loop
         variable and ``getrefcount``'s argument)."""
-        for table, index in ((self.own, self.own_num), (self.mirror, self.mirror_num)):
-            for n, obj in list(table.items()):
-                if sys.getrefcount(obj) <= 4:  # the table, the list's tuple, obj, the argument
-                    del table[n]
-                    index.pop(id(obj), None)
-        self.sweep_at = max(4096, 2 * (len(self.own) + len(self.mirror)))
+        for key, obj in list(self.objects.items()):
+            if sys.getrefcount(obj) <= 4:
+                del self.objects[key]
+                self.keys.pop(id(obj), None)
+        self.sweep_at = self.next + max(4096, len(self.objects))
 
 
 def exception_base(cls: type) -> str:
@@ -168,41 +160,84 @@ class _ByReference(Exception):
 
 
 class _State:
-    __slots__ = ("ref", "identity", "active", "sent")
+    __slots__ = ("ref", "identity", "active", "sent", "depth")
 
     def __init__(self, ref: Callable[[Any], Any], identity: Identity | None) -> None:
         self.ref, self.identity = ref, identity
         self.active: set[int] = set()  # containers being encoded (a cycle without identity)
         self.sent: set[int] = set()  # numbered containers already written in this message
+        self.depth = 0  # containers being encoded: past NUMBERED_DEPTH they cross unnumbered
 
 
 def _mutable(obj: Any, body: Callable[[], Any], st: _State) -> Any:
-    if st.identity is None:
-        if id(obj) in st.active:
+    st.depth += 1
+    try:
+        if st.identity is None or st.depth > NUMBERED_DEPTH:
+            if id(obj) in st.active:
+                raise WireError("value contains a reference cycle")
+            st.active.add(id(obj))
+            try:
+                return body()
+            finally:
+                st.active.discard(id(obj))
+        n = st.identity.number(obj)
+        if n in st.sent:
+            return {"m": [n]}  # already in this message (or being written: a cycle)
+        st.sent.add(n)
+        return {"m": [n, body()]}
+    finally:
+        st.depth -= 1
+
+
+def _list(obj: list, st: _State) -> Any:
+    """A list (the commonest container, and the deepest: kept to two frames a level)."""
+    identity = st.identity
+    st.depth += 1
+    if identity is None or st.depth > NUMBERED_DEPTH:
+        key = id(obj)
+        if key in st.active:
             raise WireError("value contains a reference cycle")
-        st.active.add(id(obj))
-        try:
-            return body()
-        finally:
-            st.active.discard(id(obj))
-    n = st.identity.number(obj)
+        st.active.add(key)
+        items = [_encode(x, st) for x in list.__iter__(obj)]
+        st.active.discard(key)
+        st.depth -= 1
+        return items
+    n = identity.number(obj)
     if n in st.sent:
-        return {"m": [n]}  # already in this message (or being written: a cycle)
+        st.depth -= 1
+        return {"m": [n]}
     st.sent.add(n)
-    return {"m": [n, body()]}
+    out = {"m": [n, [_encode(x, st) for x in list.__iter__(obj)]]}
+    st.depth -= 1
+    return out
 
 
 def _pairs(obj: dict, st: _State) -> list:
     return [[_encode(k, st), _encode(v, st)] for k, v in dict.items(obj)]
 
 
+_BIG = 1 << BIG_INT_BITS
+
+
 def _encode(obj: Any, st: _State) -> Any:
-    if obj is None or obj is True or obj is False:
+    cls = type(obj)  # exact built-in types first: most data is nothing else
+    if cls is int:
+        return obj if -_BIG < obj < _BIG else {"i": hex(obj)}
+    if cls is str or cls is float or obj is None or cls is bool:
         return obj
-    cls = type(obj)
+    if cls is list:
+        return _list(obj, st)
+    if cls is tuple:
+        return {"t": [_encode(x, st) for x in obj]}
+    if cls is dict:
+        return _mutable(obj, lambda: {"d": _pairs(obj, st)}, st)
+    return _encode_other(obj, cls, st)
+
+
+def _encode_other(obj: Any, cls: type, st: _State) -> Any:
     if isinstance(obj, int):
         value = int.__int__(obj)
-        return value if value.bit_length() <= BIG_INT_BITS else {"i": hex(value)}
+        return value if -_BIG < value < _BIG else {"i": hex(value)}
     if isinstance(obj, float):
         return float.__float__(obj)
     if isinstance(obj, str):
@@ -228,7 +263,7 @@ def _encode(obj: Any, st: _State) -> Any:
         return _encode(obj.tolist(), st)
     if isinstance(obj, tuple):
         items = [_encode(x, st) for x in tuple.__iter__(obj)]
-        if cls is not tuple and _plain_namedtuple(cls):
+        if _plain_namedtuple(cls):
             return {"nt": [_encode(cls, st), items]}
         return {"t": items}
     if isinstance(obj, list):
@@ -247,10 +282,10 @@ def _encode(obj: Any, st: _State) -> Any:
         if isinstance(obj, defaultdict):
             factory = defaultdict.default_factory.__get__(obj)
             return _mutable(obj, lambda: {"dd": [_factory(factory, st), _pairs(obj, st)]}, st)
-        tag = "od" if isinstance(obj, OrderedDict) else "ctr" if isinstance(obj, Counter) else "d"
-        if tag == "od":
+        if isinstance(obj, OrderedDict):
             return _mutable(obj, lambda: {"od": [[_encode(k, st), _encode(dict.__getitem__(obj, k), st)]
                                                  for k in OrderedDict.__iter__(obj)]}, st)
+        tag = "ctr" if isinstance(obj, Counter) else "d"
         return _mutable(obj, lambda: {tag: _pairs(obj, st)}, st)
     if isinstance(obj, type):
         if issubclass(obj, BaseException):
@@ -373,20 +408,20 @@ def _fill(target: Any, kind: str, body: Any, st: _Decoding) -> None:
             raise WireError("malformed bytes")
         bytearray.__setitem__(target, slice(None), bytes.fromhex(inner))
     elif kind == "s":
-        items = [_decode(v, st) for v in _list(inner)]
+        items = [_decode(v, st) for v in _checked_list(inner)]
         set.clear(target)
         set.update(target, items)
     elif kind == "dq":
         if tag == "dqm":
-            parts = _list(inner)
+            parts = _checked_list(inner)
             if len(parts) != 2:
                 raise WireError("malformed deque")
             inner = parts[1]
-        items = [_decode(v, st) for v in _list(inner)]
+        items = [_decode(v, st) for v in _checked_list(inner)]
         deque.clear(target)
         deque.extend(target, items)
     elif kind == "dd":
-        parts = _list(inner)
+        parts = _checked_list(inner)
         if len(parts) != 2:
             raise WireError("malformed defaultdict")
         factory = _decode_factory(parts[0], st)
@@ -405,7 +440,7 @@ def _fill(target: Any, kind: str, body: Any, st: _Decoding) -> None:
         dict.update(target, pairs)
 
 
-def _list(value: Any) -> list:
+def _checked_list(value: Any) -> list:
     if not isinstance(value, list):
         raise WireError("malformed container")
     return value
@@ -481,16 +516,27 @@ def _decode(value: Any, st: _Decoding) -> Any:
         raise WireError("malformed value")
     (tag, body), = value.items()
     if tag == "m":
-        return _numbered(_list(body), st)
+        if type(body) is list and len(body) == 2 and type(body[1]) is list and type(body[0]) is int \
+                and body[0] not in st.filled:  # a list: two frames a level, as deep as it comes
+            n = body[0]
+            target = st.identity.lookup(n)
+            if target is None and n:
+                target = []
+                st.identity.adopt(n, target)
+            if type(target) is list or (target is not None and _base_kind(target) == "l"):
+                st.filled.add(n)
+                list.__setitem__(target, slice(None), [_decode(v, st) for v in body[1]])
+                return target
+        return _numbered(_checked_list(body), st)
     if tag in ("t", "fs"):
-        items = [_decode(v, st) for v in _list(body)]
+        items = [_decode(v, st) for v in _checked_list(body)]
         return tuple(items) if tag == "t" else frozenset(items)
     if tag in _EMPTY:  # a plain (unnumbered) mutable value
         target = _EMPTY[tag]()
         _fill(target, tag, value, st)
         return target
     if tag == "dqm":
-        parts = _list(body)
+        parts = _checked_list(body)
         if len(parts) != 2 or type(parts[0]) is not int or parts[0] < 0:
             raise WireError("malformed deque")
         target = deque(maxlen=parts[0])
@@ -531,7 +577,7 @@ def _decode(value: Any, st: _Decoding) -> Any:
         cls = _decode(body[0], st)
         if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
             raise WireError("malformed named tuple")
-        items = [_decode(v, st) for v in _list(body[1])]
+        items = [_decode(v, st) for v in _checked_list(body[1])]
         if len(items) != len(cls._fields):
             raise WireError("malformed named tuple")
         return tuple.__new__(cls, items)
