@@ -219,7 +219,7 @@ class _Lifter:
         return (name in _HELPERS or name == "dict") and name not in self.bound and name != self.fn_name
 
     def program_name(self, name: str) -> bool:
-        """A name the judge would bind to the program's own object (see ``judge.program_names``)."""
+        """A name the judge would bind to the program's own object (see :mod:`evaluator.names`)."""
         return (name.isidentifier() and not name.startswith("__") and not hasattr(builtins, name)
                 and name not in sys.stdlib_module_names and name not in self.bound)
 

@@ -92,6 +92,14 @@ class captured:
     def getvalue(self) -> str:
         return self.out.getvalue()
 
+    def take(self) -> tuple[str, str]:
+        """What was printed since the last take (a long capture that serves many requests)."""
+        out, err = self.out.getvalue(), self.err.getvalue()
+        for sink in (self.out, self.err):
+            sink.parts.clear()
+            sink.size = 0
+        return out, err
+
 
 def _exception(info: Any, resolve=None) -> BaseException:
     if not isinstance(info, dict):

@@ -32,7 +32,7 @@ import socket
 import sys
 import time
 
-from evaluator import harness, jail, limits, sandbox, steps
+from evaluator import harness, jail, limits, sandbox, steps, wire
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -40,6 +40,7 @@ _MAX_FDS = 8
 CHECKER_FILES = ("input.txt", "expected.txt", "output.txt")
 MAX_REPLIES = 1 << 28  # a step stream's replies, all together
 _NONBLOCK = getattr(os, "SPLICE_F_NONBLOCK", 2)
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
 def _memfd(name: str) -> int:
@@ -107,15 +108,13 @@ class _Feed:
         while not self.full:
             try:
                 n = os.splice(self.reply_r, self.value, 1 << 20, flags=_NONBLOCK)
-            except BlockingIOError:
-                return
-            except OSError:
-                return
-            if n == 0:
+            except OSError:  # nothing there (EAGAIN), or the pipe is gone
                 return
             self.committed += n
             if self.committed > MAX_REPLIES:
                 self.full = True
+            if n < 1 << 16:  # less than a pipe holds: that was all of it
+                return
 
     def tick(self, count: int) -> bool:
         """``count`` replies announced: reveal as many steps. True when a step starts now."""
@@ -251,6 +250,10 @@ class ForkServer:
                 os.set_blocking(tick_w, True)
                 step_r, step_w = os.pipe2(os.O_CLOEXEC)
                 reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
+                try:  # a reply up to this size goes out in one write, before its tick
+                    fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
+                except OSError:
+                    pass
                 os.set_blocking(step_w, False)
                 os.set_blocking(reply_r, False)
                 cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
@@ -306,27 +309,35 @@ class ForkServer:
 
     def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float, ticks: int | None,
               feed: _Feed | None = None, charge_top: bool = False) -> dict:
-        """Wait for the judge (or the lone candidate) within the wall limit, then end every child.
+        """Wait for the judge (or the lone candidate) within its limits, then end every child.
         A PID namespace dies with its first process, so killing it leaves nothing.
 
-        Calls: each byte on ``ticks`` starts one (the judge sent a request; a fed step's reply
-        left). Each call may use ``limit`` of the candidate's CPU, read from its clock every
-        :data:`limits.CPU_POLL_S` (past it the candidate dies: a time limit, whatever the judge
-        does next), and buys the block another wall limit, up to the cap
-        (:func:`evaluator.limits.block_deadline`). A fed step must also end within one wall limit.
-        ``charge_top``: a call test's steps each carry the program's top level, as a case in a
-        process of its own would (:func:`evaluator.limits.call_share`)."""
+        Calls: each byte on ``ticks`` says one started (the judge sent a request; a fed step's
+        reply left, and the next step goes out at once). Each call may use ``limit`` of the
+        candidate's CPU, read from its clock (:func:`_cpu_clock`) at least every
+        :data:`limits.CPU_POLL_S`: past it the candidate dies, a time limit whatever the judge
+        does next. Each call buys the block another wall limit, up to the cap
+        (:func:`evaluator.limits.block_deadline`); a fed step must also end within one wall limit
+        of its start. The judge's bytes are read at those readings, not as they come: the judge
+        and the program keep the cores, and a call's CPU counts from at most one reading after
+        its start. ``charge_top``: a call test's steps each carry the program's top level, as a
+        case in a process of its own would (:func:`evaluator.limits.call_share`)."""
         main = "judge" if "judge" in procs else "candidate"
         cand = procs["candidate"][0]
         clock = _cpu_clock(cand)
         pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
+        poller = select.poll()
+        poller.register(pidfds[main], select.POLLIN)
+        if main != "candidate":
+            poller.register(pidfds["candidate"], select.POLLIN)
+        if feed is not None:
+            poller.register(ticks, select.POLLIN)  # a reply is whole when its tick comes
         start = time.monotonic()
         calls, window, cpu0 = 0, start, 0.0
         cpu_limit, wall_step = limit, limits.wall_limit(limit)
         top = None  # (CPU, wall) of the top level, once it is over
         timed_out = cpu_out = False
-        alive = True  # the candidate
-        ticking = ticks is not None
+        alive, ticking, writing = True, ticks is not None, False
         try:
             while True:
                 now = time.monotonic()
@@ -335,56 +346,60 @@ class ForkServer:
                 if feed is not None and alive:
                     deadline = min(deadline, window + wall_step)
                 left = deadline - now
-                rlist = [pidfds[main]]
-                if main != "candidate" and alive:
-                    rlist.append(pidfds["candidate"])
-                if ticking:
-                    rlist.append(ticks)
-                wlist = []
-                if feed is not None:
-                    rlist.append(feed.reply_r)
-                    if feed.writing:
-                        wlist.append(feed.step_w)
-                wait = max(0.0, min(left, limits.CPU_POLL_S)) if alive else max(0.0, left)
-                ready, writable, _ = select.select(rlist, wlist, [], wait)
-                used = _cpu_of(clock) if alive else None
-                if alive:
-                    if used is not None and used - cpu0 > cpu_limit + limits.CPU_MARGIN_S:
-                        cpu_out = True
-                        self._kill(cand)
-                        alive = False
-                        if main == "candidate":
-                            break
+                wait = min(left, limits.CPU_POLL_S) if alive else left
+                if feed is not None and feed.next and ticking and not writing:
+                    wire.spin(ticks)  # the candidate is answering a step: its tick is usually close
+                events = poller.poll(max(0, int(wait * 1000) + 1))
+                ready = {fd for fd, _ in events}
                 if pidfds[main] in ready:
                     break
-                if main != "candidate" and alive and pidfds["candidate"] in ready:
+                if alive and main != "candidate" and pidfds["candidate"] in ready:
+                    poller.unregister(pidfds["candidate"])
                     alive = False
-                if feed is not None:
-                    if feed.reply_r in ready:
-                        feed.drain()
-                        if feed.full:
-                            self._kill(cand)
-                            break
-                    if feed.step_w in writable:
-                        feed.write()
-                if ticking and ticks in ready:
+                got = 0
+                if ticking and (feed is None or ticks in ready):
                     try:
                         got = len(os.read(ticks, 1 << 16))
+                        if got == 0:  # the writer is gone: its process's end follows
+                            ticking = False
+                            if feed is not None:
+                                poller.unregister(ticks)
                     except BlockingIOError:
-                        got = -1
-                    ticking = got != 0  # end of file: the writer is gone, its process's end follows
-                    if got > 0:
-                        now = time.monotonic()
-                        started = feed.tick(got) if feed is not None else True
-                        calls += got if feed is None else int(started)
-                        if started and used is not None:
-                            if top is None:
-                                top = (used, now - start)
-                                if charge_top:
-                                    cpu_limit, wall_step = limits.call_share(limit, *top)
-                            window, cpu0 = now, used
-                    continue
-                if left <= 0:
+                        pass
+                if feed is not None:
+                    feed.drain()  # each time: a reply larger than the pipe waits for room
+                    started = feed.tick(got) if got > 0 else False
+                    if feed.full:
+                        self._kill(cand)
+                        break
+                    if feed.writing != writing:  # a step larger than the pipe: the rest when it has room
+                        writing = feed.writing
+                        if writing:
+                            poller.register(feed.step_w, select.POLLOUT)
+                        else:
+                            poller.unregister(feed.step_w)
+                    elif writing and any(fd == feed.step_w for fd, _ in events):
+                        feed.write()
+                else:
+                    started = got > 0
+                    calls += got
+                used = _cpu_of(clock) if alive else None
+                if started and used is not None:
+                    if feed is not None:
+                        calls += 1
+                    if top is None:
+                        top = (used, time.monotonic() - start)
+                        if charge_top:
+                            cpu_limit, wall_step = limits.call_share(limit, *top)
+                    window, cpu0 = time.monotonic(), used
+                elif alive and used is not None and used - cpu0 > cpu_limit + limits.CPU_MARGIN_S:
+                    cpu_out = True
+                    self._kill(cand)
+                    alive = False
+                    if main == "candidate":
+                        break
+                    poller.unregister(pidfds["candidate"])
+                if not started and time.monotonic() >= deadline:
                     timed_out = True
                     break
             results = {}
