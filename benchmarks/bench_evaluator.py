@@ -451,6 +451,8 @@ def _tables_json(limit: int | None, workers: int, timeout: float) -> None:
 
 def baseline_tree_table(tree: str, rounds: int, limit: int | None, workers: int, timeout: float) -> None:
     """This checkout's call-cost and assert tables against ``tree``'s, in turns, best of ``rounds``."""
+    from pipeline.paths import shared_data_dir
+
     here = str(Path(__file__).resolve().parents[1])
     best: dict[str, dict] = {"baseline": {}, "this tree": {}}
     verdicts: dict[str, dict] = {}
@@ -460,6 +462,9 @@ def baseline_tree_table(tree: str, rounds: int, limit: int | None, workers: int,
             cmd = [sys.executable, str(Path(__file__).resolve()), "--tree", path, "--tables-json",
                    "--workers", str(workers), "--timeout", str(timeout)] + (["--limit", str(limit)] if limit else [])
             env = dict(os.environ, PYTHONPATH=path)
+            data = shared_data_dir()
+            if data is not None:  # the other checkout may live where ../shared/data is not
+                env["MICROCODER_SHARED_DATA"] = str(data)
             # in the tree: `python -m evaluator.worker` finds the package first in the working directory
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=path, timeout=7200)
             line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MC_TABLES ")), None)

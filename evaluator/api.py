@@ -198,7 +198,8 @@ class _Judging:
         """An ``assert`` test whose asserts were lifted: the candidate runs the calls, we compare.
         None when only the judge can say (see :func:`evaluator.lifted.decide`)."""
         text, lines = lifted.payload(plan)
-        run = self.run(self.request("calls", block_s=self.block_cap(), lines=lines), {"code": self.code, "steps": text})
+        run = self.run(self.request("calls", block_s=self.block_cap()),
+                       {"code": self.code, "steps": text, "lines": lifted.lines_text(lines)})
         decided = lifted.decide(plan, run, classify)
         if decided is None:
             return None

@@ -190,7 +190,7 @@ def call_value(ns: dict, fn_name: str, args_text: str) -> dict:
         return {"u": str(exc)[:300]}
 
 
-def run_main(req: dict, code: str, conn, names: bool = True) -> tuple[dict, dict, str, str]:
+def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tuple[dict, dict, str, str]:
     """Run the solution as ``__main__`` for an ``assert`` test, then encode the names it defines.
 
     Shared by :func:`serve` (the judge's hello) and :func:`evaluator.steps.run_steps` (a lifted
@@ -200,12 +200,15 @@ def run_main(req: dict, code: str, conn, names: bool = True) -> tuple[dict, dict
     Returns the namespace, ``{"names": {name: wire form}}`` (or ``{"fatal": error}`` if running
     or encoding raised), and what the program printed on stdout and stderr. ``names`` False: a
     ``call`` test's process, whose names nobody reads (a process per case never encoded them).
+    ``capture``: a :class:`evaluator.peer.captured` already in place for the whole run (a stdout the
+    program keeps a reference to then still reaches the test); else one for the top level.
     """
     from evaluator import ops, peer
 
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     sys.argv = ["solution.py"]
-    with peer.captured() as out:
+    scope = peer.captured() if capture is None else peer.kept(capture)
+    with scope as out:
         try:
             exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
             encoded = {}
@@ -216,7 +219,7 @@ def run_main(req: dict, code: str, conn, names: bool = True) -> tuple[dict, dict
             conn.watch(ns)
         except BaseException as exc:  # noqa: BLE001
             message = {"fatal": ops.error(exc, conn.encode)}
-    return ns, message, out.out.getvalue(), out.err.getvalue()
+    return (ns, message, *out.take())
 
 
 def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
@@ -232,7 +235,8 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
 
     _fresh_stdio()
     conn = peer.Conn(rfd, wfd)
-    _, message, out, err = run_main(req, code, conn)
+    conn.capture = peer.captured().__enter__()  # for good: each reply takes what was printed since the last
+    _, message, out, err = run_main(req, code, conn, capture=conn.capture)
     message["out"], message["err"] = out, err
     conn.send(message)
     while True:

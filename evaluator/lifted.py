@@ -38,6 +38,13 @@ def step_lines(steps: list[dict]) -> tuple[str, list[int]]:
     return "".join(lines), [len(line.encode()) for line in lines]
 
 
+def lines_text(lengths: list[int]) -> str:
+    """The steps' lengths as the fork server reads them, after the candidate exists (in the
+    request, they would be in the candidate's forked memory: a later argument's size is not its
+    business either)."""
+    return " ".join(map(str, lengths))
+
+
 def payload(plan: lift.Plan) -> tuple[str, list[int]]:
     """The plan's steps as the candidate reads them (:func:`evaluator.steps.run_steps`)."""
     return step_lines([s.to_json() for s in plan.steps])

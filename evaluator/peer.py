@@ -101,6 +101,19 @@ class captured:
         return out, err
 
 
+class kept:
+    """A :class:`captured` already in place, used as a context (leaves it in place)."""
+
+    def __init__(self, capture: captured) -> None:
+        self.capture = capture
+
+    def __enter__(self) -> captured:
+        return self.capture
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
 def _exception(info: Any, resolve=None) -> BaseException:
     if not isinstance(info, dict):
         return RuntimeError("the test raised")
@@ -134,6 +147,7 @@ class Conn:
         self.identity = wire.Identity()
         self.depth = 0  # requests being answered (a callback nests one inside another)
         self.ns: dict | None = None
+        self.capture: captured | None = None  # stdout and stderr from the hello on (serve)
         self.bound: dict = {}
         self.version: Any = None
         self.version_of = None
@@ -222,14 +236,14 @@ class Conn:
         outermost = self.depth == 0
         self.depth += 1
         try:
-            with captured() as out:
+            with (captured() if self.capture is None else kept(self.capture)) as out:
                 if request.get("op") in ("global", "setglobal"):
                     reply = self._global(request)
                 else:
                     reply = ops.answer(request, self.resolve, self.encode)
         finally:
             self.depth -= 1
-        reply["out"], reply["err"] = out.out.getvalue(), out.err.getvalue()
+        reply["out"], reply["err"] = out.take()  # in order: a callback's reply carries what came before it
         if outermost:
             changed = self.rebound()
             if changed:

@@ -85,7 +85,8 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
         except OSError:
             os._exit(STREAM_FULL)
 
-    ns, hello, out, err = run_main(req, code, conn, names=not cases)
+    capture = peer.captured().__enter__()  # for good: each step takes what it printed
+    ns, hello, out, err = run_main(req, code, conn, names=not cases, capture=capture)
     if "names" in hello:
         try:
             if len(json.dumps(hello["names"])) > MAX_HELLO:
@@ -100,7 +101,6 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
     reader = _Steps(step_fd)
     values: dict[int, object] = {}
     names: dict[int, str] = {}
-    capture = peer.captured().__enter__()  # for good: each step takes what it printed
     i = -1
     while True:
         step = reader.next()

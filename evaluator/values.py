@@ -153,13 +153,16 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     limit, memory_mb = limits_.time_for(t), limits_.memory_for(t)
     left = None if deadline is None else deadline - time.monotonic()
     text, lines = lifted.step_lines(steps)
-    extra = {"block_s": limits.block_cap(limit, left), "lines": lines, "cases": cases or entry[0] == "entry",
-             "charge_top": cases}
+    # a call test's cases are as many tests: a limit each, whatever their number (not a block's cap)
+    cap = limit * (len(calls) + 1) if cases else limits.block_cap(limit, left)
+    if cases and left is not None:
+        cap = min(cap, max(left, 0.1))
+    extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases}
     request = api._request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
         request["prelude"] = CALL_PRELUDE + (t.prelude or "")
     start = time.monotonic()
-    run = Run.from_wire(worker.run(request, {"code": code, "steps": text}, deadline))
+    run = Run.from_wire(worker.run(request, {"code": code, "steps": text, "lines": lifted.lines_text(lines)}, deadline))
     got = _outcomes(at, run)
     lines_ = lifted._lines(run)
     raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request["cases"]

@@ -261,7 +261,7 @@ class ForkServer:
                 procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
                 for fd in cfds[3:]:
                     os.close(fd)
-                lines = [int(n) for n in req.get("lines") or ()]
+                lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
                 feed = _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
             else:
                 if kind == "checker":  # the checker's own files; never in a candidate's /tmp

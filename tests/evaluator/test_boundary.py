@@ -146,6 +146,37 @@ def test_a_program_sees_only_the_call_it_answers(pool, path):
     assert res.verdict == "wrong_answer", res.to_dict()
 
 
+# Asks the fork server for the next steps before it answers (a byte per step on every descriptor
+# it has), reads what comes on every descriptor, and answers with what it finds.
+FORGER = HUNTER.replace("def encode(s):", '''def _peek():
+    import os, select, time
+    for fd in range(3, 16):
+        try:
+            os.write(fd, b"........")
+        except OSError:
+            pass
+    seen, end = b"", time.time() + 0.3
+    while time.time() < end:
+        for fd in range(3, 16):
+            try:
+                if select.select([fd], [], [], 0.01)[0]:
+                    seen += os.read(fd, 1 << 16)
+            except OSError:
+                pass
+    return seen.decode("utf-8", "replace")
+
+def encode(s):
+    for word in _words(_peek()):
+        if word != s and decode(word) == s:
+            return word''')
+
+
+def test_asking_for_steps_early_reveals_nothing_usable(pool):
+    """A reply finished after a later step was revealed is no answer: the stream ends there."""
+    res = _judge(pool, FORGER, FUTURE_TESTS["lifted"])
+    assert res.verdict != "accepted", res.to_dict()
+
+
 # Right only when its frames say the call was prefetched (a serve frame still in its prefetch loop).
 PREFETCH_SPY = '''
 import sys
