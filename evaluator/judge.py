@@ -145,7 +145,7 @@ class _Link:
             return
         self.predicted += 1
         self.send({"op": "call", "o": {"ref": body}, "a": args, "k": kwargs})
-        sent = time.monotonic()
+        sent = time.monotonic()  # its wall limit counts from here
         self.inflight = (body[0], canonical(args, kwargs), sent,
                          float("inf") if self.call_wall_s is None else sent + self.call_wall_s)
         self._tick()

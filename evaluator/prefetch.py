@@ -45,8 +45,9 @@ Call = tuple[str, Any, Any]  # (program name, positional arguments, keyword argu
 
 
 def canonical(args: Any, kwargs: Any) -> str:
-    """One text for a call's wire-form arguments: equal only for the same values of the same types."""
-    return json.dumps([args, kwargs], sort_keys=True, allow_nan=True)
+    """One text for a call's wire-form arguments: equal only for the same values of the same types
+    (wire forms have one key per object: no order to settle)."""
+    return json.dumps([args, kwargs], allow_nan=True)
 
 
 class _Predictor:

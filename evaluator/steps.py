@@ -23,7 +23,7 @@ import json
 import os
 import time
 
-from evaluator import ops, peer, wire
+from evaluator import ops, peer
 
 STREAM_FULL = 121  # kept for the parent's classification: a reply stream past its cap (the parent asks the judge)
 MAX_HELLO = 256 << 20  # the judge's limit on one message (judge.MAX_REPLY)
@@ -52,7 +52,6 @@ class _Steps:
                 line = bytes(self.buffer[:end])
                 del self.buffer[: end + 1]
                 return json.loads(line)
-            wire.spin(self.fd)
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
                 return None

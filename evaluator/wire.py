@@ -620,8 +620,7 @@ def read_message(fd: int, buffer: bytearray, limit: int, deadline: float | None 
             return msg
         if len(buffer) > limit:
             raise WireError("message too large")
-        arrived = spin(fd)
-        if deadline is not None and not arrived:
+        if deadline is not None:
             left = deadline - time.monotonic()
             if not select.select([fd], [], [], max(left, 0.0))[0]:  # past it, what already came still counts
                 raise TimeoutError("no reply within the time limit")
@@ -629,27 +628,6 @@ def read_message(fd: int, buffer: bytearray, limit: int, deadline: float | None 
         if not chunk:
             return None
         buffer += chunk
-
-
-SPIN_S = 0.0002  # how long a side waits for its peer's next message awake before it sleeps
-
-
-def spin(fd: int, seconds: float = SPIN_S) -> bool:
-    """Whether ``fd`` has something to read within ``seconds``, waiting awake.
-
-    Why awake: a call's answer usually comes within tens of microseconds, and a process that
-    sleeps for it pays two wake-ups a call, more than the call itself on a busy machine. The
-    wait is short, so a slow peer costs a sleep as before."""
-    import select
-    import time
-
-    until = time.perf_counter() + seconds
-    poll = select.select
-    while True:
-        if poll([fd], [], [], 0)[0]:
-            return True
-        if time.perf_counter() >= until:
-            return False
 
 
 def ready(fd: int, buffer: bytearray) -> bool:

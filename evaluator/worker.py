@@ -32,7 +32,7 @@ import socket
 import sys
 import time
 
-from evaluator import harness, jail, limits, sandbox, steps, wire
+from evaluator import harness, jail, limits, sandbox, steps
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -347,8 +347,6 @@ class ForkServer:
                     deadline = min(deadline, window + wall_step)
                 left = deadline - now
                 wait = min(left, limits.CPU_POLL_S) if alive else left
-                if feed is not None and feed.next and ticking and not writing:
-                    wire.spin(ticks)  # the candidate is answering a step: its tick is usually close
                 events = poller.poll(max(0, int(wait * 1000) + 1))
                 ready = {fd for fd, _ in events}
                 if pidfds[main] in ready:
@@ -367,8 +365,11 @@ class ForkServer:
                     except BlockingIOError:
                         pass
                 if feed is not None:
-                    feed.drain()  # each time: a reply larger than the pipe waits for room
-                    started = feed.tick(got) if got > 0 else False
+                    if got > 0:
+                        started = feed.tick(got)  # the reply is whole: its tick comes after it
+                    else:
+                        feed.drain()  # a reply larger than the pipe: room for the rest
+                        started = False
                     if feed.full:
                         self._kill(cand)
                         break
