@@ -220,11 +220,11 @@ SPEND = "import time\n_t = time.process_time()\nwhile time.process_time() - _t <
 @pytest.mark.parametrize("kind", list(CPU_TESTS))
 def test_a_cpu_limit_stops_a_program_at_the_limit(pool, kind):
     code, tests = CPU_TESTS[kind]
-    res = _judge(pool, code, tests, time_s=1)
+    res = _judge(pool, code, tests, time_s=0.5)
     assert res.verdict == "time_limit", res.to_dict()
-    # 1 s of CPU and the documented margin (one poll, 0.1 s), with slack for a loaded machine;
-    # PID 1 deaf to SIGXCPU let it run to the hard limit, 2 s
-    assert res.cases[-1].cpu_s is not None and res.cases[-1].cpu_s < 1.5, res.to_dict()
+    # 0.5 s of CPU and the documented margin (about 0.1 s), with slack for a loaded machine; PID 1,
+    # deaf to SIGXCPU, ran on to the hard limit (2 s) or its wall limit
+    assert res.cases[-1].cpu_s is not None and res.cases[-1].cpu_s < 1.0, res.to_dict()
     right = {"stdin": SPEND + "print(1)\n", "call": SPEND + "def f(x):\n    return x\n",
              "assert": SPEND + "def f(x):\n    return x\n"}[kind]
     assert _judge(pool, right, tests, time_s=2).passed
