@@ -207,11 +207,11 @@ def test_a_prefetched_run_and_a_run_one_call_at_a_time_agree(pool):
 BURN = ("import hashlib, threading\ndef _burn():\n    data = b'x' * (1 << 20)\n    while True:\n"
         "        hashlib.sha256(data).digest()\n")
 CPU_TESTS = {
-    "stdin": (BURN + "ts = [threading.Thread(target=_burn, daemon=True) for _ in range(3)]\n"
+    "stdin": (BURN + "ts = [threading.Thread(target=_burn, daemon=True) for _ in range(7)]\n"
               "[t.start() for t in ts]\n_burn()\n", {"kind": "stdin", "cases": [{"input": "", "output": "1\n"}]}),
-    "call": (BURN + "def f(x):\n    ts = [threading.Thread(target=_burn, daemon=True) for _ in range(3)]\n"
+    "call": (BURN + "def f(x):\n    ts = [threading.Thread(target=_burn, daemon=True) for _ in range(7)]\n"
              "    [t.start() for t in ts]\n    _burn()\n", _call([(1, 1)])),
-    "assert": (BURN + "def f(x):\n    ts = [threading.Thread(target=_burn, daemon=True) for _ in range(3)]\n"
+    "assert": (BURN + "def f(x):\n    ts = [threading.Thread(target=_burn, daemon=True) for _ in range(7)]\n"
                "    [t.start() for t in ts]\n    _burn()\n", _assert("assert f(1) == 1\n", "f")),
 }
 SPEND = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.3:\n    pass\n"
