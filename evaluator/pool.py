@@ -143,7 +143,7 @@ class Worker:
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([fd], [], [], max(0.0, left))
-            chunk = os.read(fd, 1 << 20) if ready else b""
+            chunk = os.read(fd, 1 << 16) if ready else b""  # a larger request costs a fresh allocation
             if not chunk:
                 raise WorkerDied("worker exited or stopped answering")
             self._buf += chunk

@@ -23,7 +23,7 @@ import json
 import os
 import time
 
-from evaluator import ops, peer
+from evaluator import ops, peer, wire
 
 STREAM_FULL = 121  # kept for the parent's classification: a reply stream past its cap (the parent asks the judge)
 MAX_HELLO = 256 << 20  # the judge's limit on one message (judge.MAX_REPLY)
@@ -52,7 +52,7 @@ class _Steps:
                 line = bytes(self.buffer[:end])
                 del self.buffer[: end + 1]
                 return json.loads(line)
-            chunk = os.read(self.fd, 1 << 20)
+            chunk = os.read(self.fd, wire.READ_CHUNK)
             if not chunk:
                 return None
             self.buffer += chunk

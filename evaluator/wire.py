@@ -37,6 +37,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 BIG_INT_BITS = 4096  # past this, an int crosses as hex text: JSON's decimal form has a 4300-digit limit
+READ_CHUNK = 1 << 16  # bytes a message read asks for: a larger request costs a fresh allocation each time
 NUMBERED_DEPTH = 256  # containers nested deeper cross as plain values (no identity: no test compares it there)
 MAX_TEXT = 1 << 26
 _EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
@@ -624,7 +625,7 @@ def read_message(fd: int, buffer: bytearray, limit: int, deadline: float | None 
             left = deadline - time.monotonic()
             if not select.select([fd], [], [], max(left, 0.0))[0]:  # past it, what already came still counts
                 raise TimeoutError("no reply within the time limit")
-        chunk = os.read(fd, 1 << 20)
+        chunk = os.read(fd, READ_CHUNK)
         if not chunk:
             return None
         buffer += chunk

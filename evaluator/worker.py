@@ -326,7 +326,7 @@ class ForkServer:
         cand = procs["candidate"][0]
         clock = _cpu_clock(cand)
         pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
-        poller = select.poll()
+        poller = select.poll()  # one, for the whole case
         poller.register(pidfds[main], select.POLLIN)
         if main != "candidate":
             poller.register(pidfds["candidate"], select.POLLIN)
@@ -335,19 +335,34 @@ class ForkServer:
         start = time.monotonic()
         calls, window, cpu0 = 0, start, 0.0
         cpu_limit, wall_step = limit, limits.wall_limit(limit)
+        one, most = limits.wall_limit(limit), limits.wall_limit(cap)
         top = None  # (CPU, wall) of the top level, once it is over
         timed_out = cpu_out = False
         alive, ticking, writing = True, ticks is not None, False
+        next_read, fresh = start, False  # when the CPU clock is read next; a call started since the last reading
         try:
             while True:
                 now = time.monotonic()
-                deadline = (limits.block_deadline(start, limit, calls, cap) if ticks is not None
-                            else start + limits.wall_limit(limit))
+                deadline = start + (min(one * (calls + 1), most) if ticks is not None else one)
                 if feed is not None and alive:
                     deadline = min(deadline, window + wall_step)
-                left = deadline - now
-                wait = min(left, limits.CPU_POLL_S) if alive else left
+                wait = (min(deadline, next_read) if alive else deadline) - now
                 events = poller.poll(max(0, int(wait * 1000) + 1))
+                if (feed is not None and top is not None and not writing and len(events) == 1
+                        and events[0][0] == ticks):  # the common case: a step answered, the next goes out
+                    try:
+                        got = len(os.read(ticks, 1 << 16))
+                    except BlockingIOError:
+                        got = -1
+                    if got > 0 and feed.tick(got):
+                        calls += 1
+                        window, fresh = time.monotonic(), True
+                    if got != 0 and not (feed.full or feed.writing) and time.monotonic() < next_read:
+                        continue
+                    events = [] if got != 0 else events  # the end of its ticks: what follows says why
+                    if got == 0:
+                        ticking = False
+                        poller.unregister(ticks)
                 ready = {fd for fd, _ in events}
                 if pidfds[main] in ready:
                     break
@@ -385,6 +400,7 @@ class ForkServer:
                     started = got > 0
                     calls += got
                 used = _cpu_of(clock) if alive else None
+                next_read = time.monotonic() + limits.CPU_POLL_S
                 if started and used is not None:
                     if feed is not None:
                         calls += 1
@@ -392,7 +408,9 @@ class ForkServer:
                         top = (used, time.monotonic() - start)
                         if charge_top:
                             cpu_limit, wall_step = limits.call_share(limit, *top)
-                    window, cpu0 = time.monotonic(), used
+                    window, cpu0, fresh = time.monotonic(), used, False
+                elif fresh and used is not None:  # a call began since the last reading: it counts from here
+                    cpu0, fresh = used, False
                 elif alive and used is not None and used - cpu0 > cpu_limit + limits.CPU_MARGIN_S:
                     cpu_out = True
                     self._kill(cand)
