@@ -443,6 +443,19 @@ class ForkServer:
             pass
 
 
+def pin_to_core(slot: int) -> None:
+    """Run this worker, and every process of its cases, on one core of those allowed (the slot's).
+
+    Why: a call is a hand-off between two processes (the program and the judge, or the program
+    and this server feeding its steps), and only one of them works at a time; on one core a
+    hand-off is a switch on that core, where across cores it waits for the other core's
+    scheduler, which on a busy machine costs more than the call. Slots are unique on the
+    machine (:func:`evaluator.pool.claim_slot`), so a pool's workers spread over the cores."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) > 1:
+        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
+
+
 def _receive(sock: socket.socket) -> tuple[dict, dict[str, int]] | None:
     data, fds, _, _ = socket.recv_fds(sock, 1 << 16, _MAX_FDS)
     if not data:
@@ -461,6 +474,7 @@ def main() -> None:
         os.environ[_REEXEC_FLAG] = "1"  # the new stack limit shapes the layout only after exec
         os.execv(sys.executable, [sys.executable, "-m", "evaluator.worker", *sys.argv[1:]])
     slot = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    pin_to_core(slot)
     request_fd = int(sys.argv[2]) if len(sys.argv) > 2 else REQUEST_FD
     sock = socket.socket(fileno=request_fd)
     wfd = os.dup(1)
