@@ -50,9 +50,10 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
     train, unverified = split_unverified(kept, config.train_on_unverified)
     written = write_dataset(train, out_dir, build_messages, config, heldout=heldout, unverified=unverified)
     sources: dict[str, dict[str, Any]] = {}
-    for row in train:
-        entry = sources.setdefault(row["source"], {"rows": 0, "license": row.get("license")})
+    for row in kept:  # both configs: every released row's licence
+        entry = sources.setdefault(row["source"], {"rows": 0, "unverified": 0, "license": row.get("license")})
         entry["rows"] += 1
+        entry["unverified"] += not row.get("verified")
     histogram = dict(Counter(str(row["difficulty"]) for row in train))
     verify_rejects = [r for r in rejected if r["stage"] == VERIFY]
     own = StageStats(len(verified), len(kept), len(rejects), dict(Counter(r["reason"] for r in rejects)))

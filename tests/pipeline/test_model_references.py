@@ -92,6 +92,7 @@ def test_a_passing_sample_is_the_reference_and_the_rest_are_released_apart(probl
     card = (out / "README.md").read_text()
     assert "- config_name: unverified" in card and "path: unverified/train-*" in card
     assert "| mbpp | 2 | 1 | 1 |" in card and "| unverified | 1 |" in card
+    assert f"| mbpp | 3 | 1 | {sourced['license']} |" in card  # every released row's licence, both configs
 
     back = release(orphans + [sourced], scores, [], ShardConfig(train_on_unverified=True), str(tmp_path / "back"))
     assert back.stats["splits"]["unverified"] == 0 and back.stats["splits"]["train"] == 3
