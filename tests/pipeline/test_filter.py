@@ -119,6 +119,11 @@ def test_in_any_order_of_an_operation_is_no_special_judge(processed):
         assert SPECIAL_JUDGE_RE.search(by_id[key]["statement"]) and check(by_id[key], QualityConfig()) is None, key
     for key in rejected:
         assert check(by_id[key], QualityConfig())[0] == "special_judge_without_checker", key
+    # and Verify releases it: its reference passes, hidden tests are generated
+    from pipeline.verify import VerifyConfig, verify_rows
+
+    verified = verify_rows([by_id[kept[0]]], VerifyConfig(workers=2))
+    assert [(r["verified"], r["generated_tests"] > 0) for r in verified.kept] == [(True, True)], verified.rejects
     body = "You may rearrange the cards in any order. Print the largest sum, or print \"Impossible\" if none. "
     assert check(_row(body), QualityConfig()) is None  # the answer "1"
     fixed = dict(_row(body), tests=Tests(kind="stdin", cases=[{"input": "1\n", "output": "Impossible\n"}]))
