@@ -32,7 +32,7 @@ def with_origins(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def model_written(row: dict[str, Any]) -> bool:
-    """The row's only passing program is a model's (no reference from its source passed)."""
+    """One of the row's references is a model's sample (adopted: no reference from its source passed)."""
     return any(origin.startswith(MODEL_ORIGIN) for origin in row.get("solution_origins") or [])
 
 
