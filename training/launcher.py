@@ -311,16 +311,15 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
         storage.mirror(metrics_path)
         storage.sync_checkpoints()
 
-    configs = resolved_config(local, model_path)
-    for name, text in configs.items():
-        (storage.local / name).parent.mkdir(parents=True, exist_ok=True)
-        (storage.local / name).write_text(text)
-        if storage.remote:
-            storage.write_text(name, text)
     tail = MetricsTail(metrics_path, emit, after_step=mirror).start()
     started = time.time()
     try:
         with output_to(None if cfg.console_output else log_path):
+            for name, text in resolved_config(local, model_path).items():  # next to the checkpoints, first
+                (storage.local / name).parent.mkdir(parents=True, exist_ok=True)
+                (storage.local / name).write_text(text)
+                if storage.remote:
+                    storage.write_text(name, text)
             run_verl(local, model_path, verl_env(local, metrics_path))
     finally:
         tail.stop()

@@ -45,8 +45,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                       "train_batch_size": 4, "ppo_mini_batch_size": 1, "lr": 1e-5, "mask_repeat_window": 16,
                       "temperature_candidates": (0.7, 0.9, 1.1), "probe_prompts": 2, "diversity_tokens": 32,
                       "target_diversity": 0.8, "diversity_window": 3, "min_stage_steps": 3},
-        "run": {"steps": 2, "micro_batch_size_per_gpu": 4, "val_max_samples": 4,
-                "eval_response_lengths": [96, 192], "eval_max_prompt_length": 2048},
+        # 2 held-out problems: on CPU the evaluation's cost is the prefill of long statements, twice
+        "run": {"steps": 2, "micro_batch_size_per_gpu": 4, "val_max_samples": 2,
+                "eval_response_lengths": [96, 192], "eval_max_prompt_length": 4096},
     },
 }
 
