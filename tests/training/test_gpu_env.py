@@ -154,6 +154,26 @@ def test_verl_overrides_print_every_key_the_launcher_passes(capsys):
     assert eight["actor_rollout_ref.actor.fsdp_config.param_offload"] == "false"  # 8 GPUs shard the actor
 
 
+def test_the_smoke_run_keeps_the_gpu_path_at_small_sizes(tmp_path, capsys):
+    """What the README's one-GPU smoke command runs (without --run): the generated problems, 4 updates
+    per step, 1K responses tested at 1K and 2K, the same GPU keys."""
+    import pyarrow.parquet as pq
+
+    from training.gpu_recipe import main
+
+    out = tmp_path / "smoke"
+    assert main(["--model", "/models/Qwen3-1.7B", "--gpus", "1", "--smoke", "--output-dir", str(out),
+                 "--verl-overrides"]) == 0
+    ov = dict(line.split("=", 1) for line in capsys.readouterr().out.strip().splitlines())
+    assert (ov["trainer.total_training_steps"], ov["data.train_batch_size"], ov["actor_rollout_ref.actor.ppo_mini_batch_size"]) == (
+        "2", "16", "4")
+    assert ov["actor_rollout_ref.rollout.max_model_len"] == str(4096 + 2048)
+    assert ov["actor_rollout_ref.actor.fsdp_config.param_offload"] == "true" and ov["actor_rollout_ref.rollout.name"] == "vllm"
+    assert "eval_response_lengths:[1024,2048]," in ov["+microcoder"] and "val_max_samples:8," in ov["+microcoder"]
+    assert ov["data.train_files"] == f"[{out / 'data' / 'smoke-train.parquet'}]"
+    assert pq.read_table(out / "data" / "smoke-test.parquet").num_rows == 12
+
+
 def test_recipe_prints_a_launchpad_config_the_asset_accepts():
     from assets.training.assets import TrainingRunConfig
     from training.gpu_recipe import launchpad_yaml, main, paper_scale
