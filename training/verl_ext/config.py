@@ -14,6 +14,12 @@ declarative tables, :data:`ALGORITHM_KEYS` (GRPOConfig field -> verl keys) and :
 (TrainingConfig field -> verl keys); the whole algorithm, with the run's seed and held-out cap, is
 one ``microcoder:`` block (:class:`MicroCoderSettings`) that the trainer rebuilds with verl's
 ``omega_conf_to_dataclass``. ``extra_overrides`` may set any other verl key, never one of these.
+
+The run's own keys also make a GPU start work on first try: sdpa and no padding removal where
+flash-attn does not import (:func:`default_attention`), ``rollout.max_model_len`` covering training
+and the evaluation (:attr:`TrainingConfig.max_model_len`), the chat template's thinking switch off,
+the actor's parameters and optimizer offloaded when one GPU holds actor and rollout
+(:meth:`TrainingConfig.offloads`), and vLLM's seed from the run's.
 """
 
 from __future__ import annotations
