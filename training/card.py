@@ -22,6 +22,11 @@ def _f(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
+def _n(value: Any) -> str:
+    """A count as an integer (metrics arrive as floats), '-' when absent."""
+    return "-" if value is None else str(int(value))
+
+
 def _run_section(cfg: TrainingConfig, summary: Mapping) -> list[str]:
     a = cfg.algorithm
     where = (f"{cfg.world_size} GPU(s), {cfg.nnodes} node(s)" if cfg.device == "cuda" else "CPU")
@@ -104,10 +109,11 @@ def _evaluation_section(cfg: TrainingConfig, evaluation: Mapping) -> list[str]:
         return ["No held-out evaluation ran."]
     lines = [f"pass@1 averaged over {evaluation['attempts']} samples per problem, sampled at T "
              f"{_f(evaluation.get('temperature'), 2)} ({'configured' if cfg.eval_temperature is not None else 'the temperature training ended with'}); "
-             f"prompt limit {evaluation.get('prompt_limit')} tokens (no held-out problem dropped for length); "
-             f"held-out split {evaluation.get('split_problems')} problems, {evaluation.get('window_problems')} in the "
-             f"`{cfg.eval_benchmark}` window ({evaluation.get('unplaced_problems')} without platform or date, kept), "
-             f"{evaluation.get('problems')} evaluated. Trained at {cfg.algorithm.max_response_length} tokens."]
+             f"prompt limit {_n(evaluation.get('prompt_limit'))} tokens (no held-out problem dropped for length); "
+             f"held-out split {_n(evaluation.get('split_problems'))} problems, {_n(evaluation.get('window_problems'))} "
+             f"in the `{cfg.eval_benchmark}` window ({_n(evaluation.get('unplaced_problems'))} without platform or "
+             f"date, kept), {_n(evaluation.get('problems'))} evaluated. Trained at "
+             f"{cfg.algorithm.max_response_length} tokens."]
     for length, result in lengths.items():
         lines += ["", f"**Test at {length} tokens**: pass@1 {100 * result['pass@1']:.1f} % over "
                       f"{int(result['problems'])} problems (percent, problems in brackets).", ""]
