@@ -111,8 +111,8 @@ def _evaluation_section(cfg: TrainingConfig, evaluation: Mapping) -> list[str]:
              f"{_f(evaluation.get('temperature'), 2)} ({'configured' if cfg.eval_temperature is not None else 'the temperature training ended with'}); "
              f"prompt limit {_n(evaluation.get('prompt_limit'))} tokens (no held-out problem dropped for length); "
              f"held-out split {_n(evaluation.get('split_problems'))} problems, {_n(evaluation.get('window_problems'))} "
-             f"in the `{cfg.eval_benchmark}` window ({_n(evaluation.get('unplaced_problems'))} without platform or "
-             f"date, kept), {_n(evaluation.get('problems'))} evaluated. Trained at "
+             f"kept for the `{cfg.eval_benchmark}` window ({_n(evaluation.get('unplaced_problems'))} of them without "
+             f"platform or date, which cannot be placed), {_n(evaluation.get('problems'))} evaluated. Trained at "
              f"{cfg.algorithm.max_response_length} tokens."]
     for length, result in lengths.items():
         lines += ["", f"**Test at {length} tokens**: pass@1 {100 * result['pass@1']:.1f} % over "

@@ -47,7 +47,7 @@ def test_card_says_what_ran_and_lays_out_table_one():
     assert "| 2 | 0.310 | 0.0084 | 0.700 | 1.480 | - |" in card
     assert record["reason"] in card and "| 1.1 | 0.850 | 0.093 |" in card
     assert "mean of its last 2 steps): 0.850" in card  # the plateau: the next run's target
-    assert "prompt limit 4096 tokens" in card and "held-out split 6 problems, 4 in the `lcb-v6` window" in card
+    assert "prompt limit 4096 tokens" in card and "held-out split 6 problems, 4 kept for the `lcb-v6` window" in card
     assert "**Test at 192 tokens**: pass@1 37.5 %" in card
     assert "| AtCoder | 50.0 (1) | - | - | 50.0 (1) |" in card  # Table 1: platform x difficulty, All
     assert "| LiveCodeBench | 50.0 (1) | 25.0 (1) | - |  |" in card

@@ -326,9 +326,8 @@ class MicroCoderTrainer(PPOTrainerSync):
         if len(ds.maybe_filter_out_long_prompts(ds.dataframe)) < split:
             raise ValueError(f"held-out prompts longer than eval_max_prompt_length={limit} tokens: "
                              "raise it (no held-out problem is dropped for length)")
-        placed = [in_benchmark(ds_, info, s.eval_benchmark)
-                  for ds_, info in zip(ds.dataframe["data_source"], ds.dataframe["extra_info"]
-                                       if "extra_info" in ds.dataframe.column_names else [None] * split)]
+        infos = ds.dataframe["extra_info"] if "extra_info" in ds.dataframe.column_names else [None] * split
+        placed = [in_benchmark(source, info, s.eval_benchmark) for source, info in zip(ds.dataframe["data_source"], infos)]
         ds.dataframe = ds.dataframe.select([i for i, keep in enumerate(placed) if keep is not False])
         if len(ds.dataframe) == 0:
             raise ValueError(f"no held-out problem in the {s.eval_benchmark} window")
