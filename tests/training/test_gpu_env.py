@@ -103,6 +103,12 @@ def test_the_gpu_recipe_composes_validates_and_builds_verls_dataclasses(tmp_path
                 "ref_offload": ref.fsdp_config.param_offload, "dtype": actor.fsdp_config.dtype,
                 "updates": config.data.train_batch_size // arr.actor.ppo_mini_batch_size,
                 "use_kl": actor.use_kl_loss, "nodes": config.trainer.nnodes, "gpus": config.trainer.n_gpus_per_node}}
+        # the evaluation's lengths reach vLLM's server through its RolloutConfig (mutable length fields)
+        import types
+        from training.verl_ext.agent_loop import _set_server_lengths
+        server = types.SimpleNamespace(config=omega_conf_to_dataclass(arr.rollout))
+        _set_server_lengths(server, 4096, 8192)
+        out["server_lengths"] = [server.config.prompt_length, server.config.response_length]
         try:  # the validation can fail: sequence parallelism needs padding removal, which needs flash-attn
             cfg = paper_scale(folders["Qwen3-1.7B"], gpus_per_node=8, max_response_length=4096)
             cfg.extra_overrides.append("actor_rollout_ref.actor.ulysses_sequence_parallel_size=2")
@@ -117,6 +123,7 @@ def test_the_gpu_recipe_composes_validates_and_builds_verls_dataclasses(tmp_path
     assert proc.returncode == 0, proc.stderr[-4000:]
     res = json.loads(proc.stdout.split("RESULT ", 1)[1])
     assert "use_remove_padding" in res.pop("bad")
+    assert res.pop("server_lengths") == [4096, 8192]
     assert len(res) == 5
     for key, c in res.items():
         name, gpus, preset = key.split("/")
