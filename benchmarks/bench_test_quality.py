@@ -4,21 +4,32 @@
 
 For each source the problems go through Collect, Process and Verify (with generation), and then:
 
-- TPR: labelled-correct programs the tests accept (MapCoder's HumanEval/MBPP programs in
-  ``../shared/data/labelled`` whose extended-test label is pass; KodCode's references and the
-  attempts its labels say pass; elsewhere the references);
+- TPR: independent correct programs the tests accept, never the oracle that answered the generated
+  inputs: MapCoder's HumanEval/MBPP programs in ``../shared/data/labelled`` whose extended-test label
+  is pass; KodCode's attempts its labels say pass; for APPS (``apps_stdin``, ``apps_call``: each
+  problem cut to the samples its statement prints, the oracle one correct program, leave-one-out)
+  MapCoder's programs that pass every official APPS test; for LeetCode, kamyu104's accepted
+  solutions (both built into ``$MICROCODER_DATA/cache/labelled/`` from a checkout of their
+  repository: ``build_apps_labelled.py``, ``build_leetcode_labelled.py``; without them the APPS
+  sources are skipped and LeetCode counts its references only, with one line saying how to build them); and
+  references after the first where a problem has several (generated with the first). A source
+  whose only correct programs are its references reads ``n/a``;
 - TNR: known-wrong programs the tests reject (the labelled programs that pass the base tests but
-  fail the extended ones, the 974 the issue names; KodCode's confirmed failing attempts);
+  fail the extended ones, the 974 the issue names; KodCode's confirmed failing attempts; APPS
+  programs that pass the samples and fail an official test);
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
   problem, and the reward's evaluator time per correct program;
 
-each on the source's own tests ("before") and on the released tests ("after"). Every
-labelled-correct program the new tests reject is listed with the assert or case that failed it.
+each on the source's own tests ("before") and on the released tests ("after"); "TPR kept": of
+the correct programs the source's own tests accept, the share the released tests accept too
+(what generation costs). Every labelled-correct program the released tests reject is listed with
+the case that failed it: its input, the expected answer and the program's.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import json
 import sys
@@ -26,6 +37,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from labelled_sets import APPS, LEETCODE  # noqa: E402
 
 from evaluator import evaluate_many  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
@@ -36,13 +49,18 @@ from pipeline.verify import VerifyConfig, labelled_correct, verify_rows  # noqa:
 
 # MBPP's labelled programs are on its test split (mbpp_test, a benchmark source): test quality is
 # measured on it whatever its role, since Verify generates the same way for every source.
-DEFAULT_SOURCES = ("mbpp_test", "mbpp", "humaneval", "kodcode", "leetcode", "taco", "code_contests_verify")
+DEFAULT_SOURCES = ("mbpp_test", "mbpp", "humaneval", "kodcode", "leetcode", "taco", "code_contests_verify", "apps_stdin",
+                   "apps_call")
 
 
-def labelled_programs() -> dict[tuple[str, str], list[dict]]:
-    """(source, source_id) -> MapCoder's programs with their labels."""
+def labelled_programs(sources: list[str]) -> dict[tuple[str, str], list[dict]]:
+    """(source, source_id) -> MapCoder's HumanEval/MBPP programs with their labels, and the
+    accepted LeetCode solutions of kamyu104/LeetCode-Solutions where they are built (``labelled_sets.LEETCODE``)."""
     root = shared_data_dir()
     out: dict[tuple[str, str], list[dict]] = {}
+    for rec in (LEETCODE.read() if "leetcode" in sources else None) or []:
+        out.setdefault(("leetcode", rec["source_id"]), []).append(
+            {"code": rec["code"], "correct": rec["label"] == "correct", "id": f"kamyu104:{rec['source_id']}:{rec['solution']}"})
     if root is None:
         return out
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
@@ -59,17 +77,49 @@ def labelled_programs() -> dict[tuple[str, str], list[dict]]:
 
 def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
     """Labelled programs of the problem (``dataset``: the labels' name for its source's layout,
-    the adapter), else its references and labelled-passing attempts (correct) and known-wrong
-    programs."""
+    the adapter), else its references but the oracle's, its labelled-passing attempts (correct)
+    and known-wrong programs."""
     found = labelled.get((dataset, row["source_id"]))
     if found:
         return found
-    refs = list(row.get("solutions") or [])
+    refs = list(row.get("held_out_references") or [])  # leave-one-out: the oracle is the first
     attempts = labelled_correct(row)  # KodCode's passing attempts, as Verify runs them
-    return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i}"} for i, c in enumerate(refs)]
+    return ([{"code": c, "correct": True, "id": f"{row['source_id']}/ref{i + 1}"} for i, c in enumerate(refs)]
             + [{"code": c, "correct": True, "id": f"{row['source_id']}/attempt{i}"} for i, c in enumerate(attempts)]
             + [{"code": c, "correct": False, "id": f"{row['source_id']}/wrong{i}"}
                for i, c in enumerate(row.get("incorrect_solutions") or [])])
+
+
+def leave_one_out(rows: list[dict]) -> list[dict]:
+    """Rows generated with their first reference only; the others judged as independent programs."""
+    return [{**r, "solutions": r["solutions"][:1], "held_out_references": r["solutions"][1:]}
+            if len(r.get("solutions") or []) > 1 else r for r in rows]
+
+
+def apps_rows(kind: str, records: list[dict]) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
+    """APPS problems of ``kind`` with a correct labelled program, each cut to the samples its
+    statement prints; its references: the first program that passes every official test, and a
+    second where three or more do (a second witness, still leaving one to judge); and the
+    programs to judge (the others, correct or wrong; a program a brute force shows wrong counts
+    as wrong), keyed as :func:`labelled_programs`."""
+    by_id: dict[str, list[dict]] = {}
+    for rec in records:
+        if rec["kind"] == kind:
+            by_id.setdefault(rec["apps_id"], []).append(rec)
+    spec = default_specs()["apps"]
+    rows, programs = [], {}
+    for row in process_rows(collect(spec).kept).kept:
+        found = by_id.get(str(row["source_id"]))
+        samples = [c for c in row["tests"].cases if c.public]
+        if not found or not samples:
+            continue
+        trusted = [p for p in found if p.get("passes_official", p["label"] == "correct")]  # as the pipeline would
+        oracle = trusted[:2] if len(trusted) >= 3 else trusted[:1]
+        rows.append({**row, "tests": dataclasses.replace(row["tests"], cases=samples), "solutions": [p["code"] for p in oracle]})
+        programs[("apps", row["source_id"])] = [
+            {"code": p["code"], "correct": p["label"] == "correct", "id": f"apps/{row['source_id']}/{p['origin'].split('/')[-1][:-6]}"}
+            for p in found if all(p is not o for o in oracle)]
+    return rows, programs
 
 
 def judge(pairs: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
@@ -77,15 +127,33 @@ def judge(pairs: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
     return evaluate_many(jobs, workers=workers) if jobs else []
 
 
+def failing_case(result, tests: dict) -> dict:
+    """The first case a program failed: its input and expected answer (stdin, call) and the message."""
+    index = next((i for i, c in enumerate(result.cases) if c.verdict != "accepted"), None)
+    if index is None:
+        return {"message": result.cases[-1].message[:300] if result.cases else ""}
+    out = {"message": result.cases[index].message[:300]}
+    cases = tests.get("cases") or []
+    if tests.get("kind") != "assert" and index < len(cases):
+        out["input"], out["expected"] = cases[index]["input"][:300], cases[index]["output"][:200]
+    return out
+
+
 def rate(flags: list[bool]) -> str:
     return f"{sum(flags) / len(flags):.3f} ({sum(flags)}/{len(flags)})" if flags else "n/a"
 
 
-def run_source(name: str, sample: int | None, workers: int | None, labelled: dict, config: VerifyConfig) -> tuple[dict, list]:
-    spec = default_specs().get(name)
-    if spec is None:
-        raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
-    rows = process_rows(collect(spec).kept).kept
+def run_source(name: str, sample: int | None, workers: int | None, labelled: dict, config: VerifyConfig,
+               apps: list[dict] | None = None) -> tuple[dict, list]:
+    if name in ("apps_stdin", "apps_call"):
+        rows, found = apps_rows(name.split("_")[1], apps or [])
+        labelled = {**labelled, **found}
+        adapter = "apps"
+    else:
+        spec = default_specs().get(name)
+        if spec is None:
+            raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
+        rows, adapter = leave_one_out(process_rows(collect(spec).kept).kept), spec.adapter
     if sample:
         rows = rows[:sample]
     start = time.perf_counter()
@@ -95,16 +163,15 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
     released = [r for r in verified.kept if r.get("verified")]
     pairs_before, pairs_after = [], []
     for row in released:
-        for program in programs_for(row, labelled, spec.adapter):
+        for program in programs_for(row, labelled, adapter):
             pairs_before.append((program, before_tests[row["problem_id"]]))
             pairs_after.append((program, row["tests"].to_dict()))
     res_before, res_after = judge(pairs_before, workers), judge(pairs_after, workers)
     newly_rejected = []
-    for (program, _), b, a in zip(pairs_after, res_before, res_after):
-        if program["correct"] and b.passed and not a.passed:
-            failing = next((c for c in a.cases if c.verdict != "accepted"), None)
+    for (program, tests), b, a in zip(pairs_after, res_before, res_after):
+        if program["correct"] and not a.passed:
             newly_rejected.append({"source": name, "program": program["id"], "verdict": a.verdict.value,
-                                   "message": (failing.message if failing else "")[:200]})
+                                   "source_tests_too": not b.passed, **failing_case(a, tests)})
 
     def figures(results: list[dict], pairs: list) -> dict:
         return {"tpr": rate([r.passed for (p, _), r in zip(pairs, results) if p["correct"]]),
@@ -120,13 +187,24 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
         "tests_before": round(sum(r["tests_before_generation"] or 0 for r in released) / max(1, len(released)), 1),
         "tests_after": round(sum(r["tests"].count for r in released) / max(1, len(released)), 1),
         "before": figures(res_before, pairs_before), "after": figures(res_after, pairs_after),
+        # of the correct programs the source's own tests accept, the share the released tests still accept
+        "tpr_kept": rate([a.passed for (p, _), b, a in zip(pairs_after, res_before, res_after) if p["correct"] and b.passed]),
         "mutation_before": round(sum(r["mutation_score_before"] for r in scored) / len(scored), 3) if scored else None,
         "mutation_after": round(sum(r["mutation_score"] for r in scored) / len(scored), 3) if scored else None,
         "hardcoder": f"{sum(bool(r['hardcoder_rejected']) for r in hard)}/{len(hard)}" if hard else "n/a",
         "only_statement": sum(1 for r in released if r.get("tests_only_in_statement")),
+        "inputs_invalid": sum(sum(json.loads(r.get("inputs_invalid") or "{}").values()) for r in released),
+        "single_witness": sum(int(r.get("single_witness_tests") or 0) for r in released),
+        "per_witnesses": {k: _mean_generated([r for r in released if r.get("generated_tests") is not None
+                                              and (int(r.get("oracle_witnesses") or 0) >= 2) == (k == "two")])
+                          for k in ("two", "one")},
         "verify_s": round(verify_s, 1),
     }
     return out, newly_rejected
+
+
+def _mean_generated(rows: list[dict]) -> str:
+    return f"{sum(int(r.get('generated_tests') or 0) for r in rows) / len(rows):.1f} ({len(rows)})" if rows else "n/a"
 
 
 def main() -> None:
@@ -135,28 +213,43 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=None, help="problems per source (default: all)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--single-witness", choices=("keep", "drop"), default="keep",
+                        help="generation.single_witness: keep tests whose answer rests on one witness, or drop them")
     args = parser.parse_args()
-    labelled = labelled_programs()
-    config = VerifyConfig(workers=args.workers, generation=TestGenConfig(cache=False, tests_only_in_statement="mark"))
+    sources = args.sources.split(",")
+    labelled = labelled_programs(sources)
+    apps = APPS.read() if {"apps_stdin", "apps_call"} & set(sources) else None
+    if apps is None:
+        sources = [s for s in sources if s not in ("apps_stdin", "apps_call")]
+    generation = TestGenConfig(cache=False, tests_only_in_statement="mark")
+    if "single_witness" in {f.name for f in dataclasses.fields(TestGenConfig)}:
+        generation = dataclasses.replace(generation, single_witness=args.single_witness)
+    config = VerifyConfig(workers=args.workers, generation=generation)
     rows, newly = [], []
-    for name in args.sources.split(","):
-        out, rejected = run_source(name, args.sample, args.workers, labelled, config)
+    for name in sources:
+        out, rejected = run_source(name, args.sample, args.workers, labelled, config, apps)
         rows.append(out)
         newly += rejected
         print(f"{name}: done in {out['verify_s']} s of Verify", file=sys.stderr)
-    head = ("source", "problems", "released", "gen", "tests b/a", "TPR before", "TPR after", "TNR before", "TNR after",
-            "mutation b/a", "hardcoder rejected", "reward ms b/a", "only statement examples")
+    head = ("source", "problems", "released", "gen", "tests b/a", "TPR before", "TPR after", "TPR kept", "TNR before", "TNR after",
+            "mutation b/a", "hardcoder rejected", "reward ms b/a", "only statement examples", "inputs refused",
+            "tests on one witness", "generated/problem, 2+ witnesses", "1 witness")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
         cells = (r["source"], r["problems"], r["released"], r["generated_for"], f"{r['tests_before']} / {r['tests_after']}",
-                 r["before"]["tpr"], r["after"]["tpr"], r["before"]["tnr"], r["after"]["tnr"],
+                 r["before"]["tpr"], r["after"]["tpr"], r["tpr_kept"], r["before"]["tnr"], r["after"]["tnr"],
                  f"{r['mutation_before']} / {r['mutation_after']}", r["hardcoder"],
-                 f"{r['before']['time_ms']} / {r['after']['time_ms']}", r["only_statement"])
+                 f"{r['before']['time_ms']} / {r['after']['time_ms']}", r["only_statement"], r["inputs_invalid"],
+                 r["single_witness"], r["per_witnesses"]["two"], r["per_witnesses"]["one"])
         print("| " + " | ".join(str(c) for c in cells) + " |")
-    print(f"\nlabelled-correct programs the new tests reject: {len(newly)}")
+    print(f"\nlabelled-correct programs the released tests reject: {len(newly)} "
+          f"({sum(not i['source_tests_too'] for i in newly)} that the source's own tests accept)")
     for item in newly:
-        print(f"  {item['source']} {item['program']}: {item['verdict']} {item['message']}")
+        also = " (the source's own tests reject it too)" if item["source_tests_too"] else ""
+        print(f"  {item['source']} {item['program']}: {item['verdict']} {item['message']!r}{also}")
+        if "input" in item:
+            print(f"    input {item['input']!r} expected {item['expected']!r}")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "newly_rejected": newly}, indent=2))
 

@@ -83,6 +83,9 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("single_reference_oracle", pa.bool_()),
     pa.field("oracle_disagreements", pa.int64()),  # generated inputs on which references disagreed (dropped)
     pa.field("oracle_suspects", pa.int64()),  # ... whose answer broke what every example's answer keeps (dropped)
+    pa.field("inputs_invalid", pa.string()),  # JSON {reason: generated inputs the validators refused}
+    pa.field("oracle_witnesses", pa.int64()),  # sources that can vouch for a generated answer (references, postconditions, brute force)
+    pa.field("single_witness_tests", pa.int64()),  # generated tests kept whose answer rests on one witness only
     pa.field("mutants_run", pa.int64()),
     pa.field("mutants_equivalent", pa.int64()),  # no generated input tells them from the reference
     pa.field("mutation_score_before", pa.float64()),  # share of the other mutants the source's tests reject

@@ -24,7 +24,7 @@ import re
 import string
 from dataclasses import dataclass
 
-__all__ = ["Bound", "alphabet", "lookup", "parse_constraints", "size_bound", "value_bound"]
+__all__ = ["Bound", "alphabet", "lookup", "parse_constraints", "plain_text", "size_bound", "value_bound"]
 
 Number = int | float
 
@@ -78,6 +78,11 @@ def _normalize(text: str) -> str:
     t = t.replace("==", " ≡ ")
     t = re.sub(r"(?<=\d)\s*[xX]\s*(?=\d)", " * ", t)  # 2 x 10^5
     return t
+
+
+def plain_text(text: str) -> str:
+    """Math as plain text (TeX and Unicode comparisons as ``≤ ≥``, ``\\cdot`` as ``*``, ``a_{i}`` as ``a_i``)."""
+    return _normalize(text)
 
 
 _POWER_RE = re.compile(r"\d\s*\^\s*\(?\s*-?\d|\d\s*\*\*\s*\d|\d[eE][+-]?\d")

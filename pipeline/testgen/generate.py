@@ -3,7 +3,9 @@
 For each verified problem with references, after EvalPlus and CodeContests+:
 
 1. inputs: type-aware mutation of the call arguments (``call`` tests, and ``assert`` tests
-   whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples;
+   whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples; each
+   reaches the oracle only when a validator accepts it as one the statement allows
+   (:mod:`pipeline.testgen.validate`; refusals are counted per reason, ``inputs_invalid``);
 2. the oracle: every reference runs every input; an input is kept only when all of them end
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;
@@ -42,7 +44,7 @@ from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.testgen import asserts, linked, postconditions
 
-GENERATOR_VERSION = "7"
+GENERATOR_VERSION = "8"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -90,6 +92,11 @@ class TestGenConfig:
     # resource: vLLM or an OpenAI-compatible server); 0: off, the CPU default
     model_inputs: int = 0
     model_max_tokens: int = 1024  # the length of the model's answer (both functions)
+    # a second witness for the answers: a brute force the model writes for small inputs (needs the sampler)
+    model_brute_force: bool = False
+    # a generated test whose answer rests on one witness (a lone reference, nothing checking it):
+    # kept and counted ("keep"), or not kept ("drop")
+    single_witness: Literal["keep", "drop"] = "keep"
     cache: bool = True
 
 
@@ -108,8 +115,14 @@ class Candidate:
     disagreements: int = 0
     relations: dict[str, postconditions.Relation] = dataclasses.field(default_factory=dict)  # answers must keep
     order_free: bool = False  # single-value answers: the same with a dict argument's keys reordered
+    answer_kind: str | None = None  # every example's answer is of this kind (a number, a string, ...)
     twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
     suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
+    examples: list[Any] = dataclasses.field(default_factory=list)  # the problem's own inputs, as ``inputs`` holds them
+    validator: Callable[..., str | None] | None = None  # input -> why the statement rules it out (None: allowed)
+    invalid: Counter = dataclasses.field(default_factory=Counter)  # reason -> generated inputs refused
+    brute: str | None = None  # a model-written brute force that passes the problem's own tests (a witness)
+    witnesses: dict[int, int] = dataclasses.field(default_factory=dict)  # input index -> sources that agree on its answer
     note: str | None = None
     adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
     kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
@@ -154,19 +167,23 @@ def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
 def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
     from pipeline.testgen.call_inputs import mutate_args
-    from pipeline.testgen.constraints import parse_constraints
-    from pipeline.testgen.envelope import Envelope
     from pipeline.testgen.public import statement_text
-    from pipeline.testgen.stdin_inputs import stdin_inputs
+    from pipeline.testgen.stdin_inputs import grammar_inputs, more_inputs
+    from pipeline.testgen.validate import CallValidator, StdinValidator
 
     tests: Tests = row["tests"]
     cand = Candidate(row, tests.kind)
     statement = statement_text(row)  # with the constraints a source keeps apart
     try:
         if tests.kind == "stdin":
-            made, reason = stdin_inputs([c.input for c in tests.cases], statement, n=config.inputs, seed=config.seed)
+            cand.examples = [c.input for c in tests.cases]
+            grammar, made, reason = grammar_inputs(cand.examples, statement, n=config.inputs, seed=config.seed)
             cand.note = reason
-            cand.inputs, cand.labels = [m[0] for m in made], [m[1] for m in made]
+            cand.validator = StdinValidator(grammar, statement, cand.examples).reason
+            _validated(cand, made, config.inputs)
+            if grammar is not None and cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
+                missing = config.inputs - len(cand.inputs)
+                _validated(cand, more_inputs(grammar, n=2 * missing, seed=config.seed + 1), config.inputs)
         else:
             if tests.kind == "call":
                 answered, params = _call_examples(tests), _param_names(row, tests.fn_name)
@@ -181,20 +198,40 @@ def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
                 else:
                     cand.entry, answered = found
                 params = _param_names(row, cand.entry[-1])
-            examples = [(a, k) for a, k, _ in answered]
-            made = mutate_args(examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
+            cand.examples = [(a, k) for a, k, _ in answered]
+            made = mutate_args(cand.examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
             cand.relations, cand.order_free = postconditions.infer(answered), postconditions.single_values(answered)
-            if not parse_constraints(statement):  # nothing states what is valid: stay inside the examples
-                envelope = Envelope(examples)
-                made = [m for m in made if envelope.admits(m[0], m[1])]
-            made = made[: config.inputs]
-            cand.inputs, cand.labels = [(m[0], m[1]) for m in made], [m[2] for m in made]
+            cand.answer_kind = postconditions.answer_kind(answered)
+            cand.validator = CallValidator(cand.examples, statement, params).reason
+            _validated(cand, [((m[0], m[1]), m[2]) for m in made], config.inputs)
+            if cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
+                more = mutate_args(cand.examples, n=2 * config.inputs, seed=config.seed + 1, statement=statement,
+                                   param_names=params)
+                _validated(cand, [((m[0], m[1]), m[2]) for m in more], config.inputs)
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
         cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
     if not cand.inputs and cand.note is None:
         cand.note = "no new input could be made from the examples"
+        if cand.invalid:
+            cand.note = "every generated input was refused by the validator (" + ", ".join(
+                f"{why} {n}" for why, n in cand.invalid.most_common(3)) + ")"
     return cand
+
+
+def _validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None:
+    """Add the made inputs the validator accepts (and no input twice), up to ``limit``; count the refused."""
+    seen = {repr(x) for x in cand.inputs}
+    for value, label in made:
+        if len(cand.inputs) >= limit or repr(value) in seen:
+            continue
+        seen.add(repr(value))
+        why = cand.validator(*value) if isinstance(value, tuple) else cand.validator(value)
+        if why is not None:
+            cand.invalid[why] += 1
+            continue
+        cand.inputs.append(value)
+        cand.labels.append(label)
 
 
 # ----------------------------------------------------------------------------- running
@@ -265,36 +302,54 @@ def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> 
 
 def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], *, evaluate_many: Evaluate,
                workers: int | None, memory_mb: int, budget_s: float) -> None:
-    """Every reference's answer on every input; keep inputs all of them answer alike, in time."""
+    """Every reference's answer on every input, and the brute force's on the small ones; keep
+    the inputs all references answer alike, in time, and no witness contradicts."""
+    from pipeline.testgen.witnesses import small
+
     stdin_jobs, value_jobs, owners = [], [], []
     for ci, cand in enumerate(cands):
         if not cand.inputs:
             continue
         twins = _twins(cand)
-        for r, code in enumerate(references(cand.row)):
+        refs = references(cand.row)
+        programs = [(r, code, list(range(len(cand.inputs)))) for r, code in enumerate(refs)]
+        if cand.brute:
+            programs.append(("brute", cand.brute, [i for i, x in enumerate(cand.inputs) if small(cand.kind, x)]))
+        for role, code, indices in programs:
+            if not indices:
+                continue
             if cand.kind == "stdin":
-                stdin_jobs.append((ci, code, _stdin_tests(cand.row["tests"], cand.inputs)))
+                stdin_jobs.append(((ci, role, tuple(indices)), code,
+                                   _stdin_tests(cand.row["tests"], [cand.inputs[i] for i in indices])))
             else:
-                extra = twins if r == 0 else {}  # the first reference answers the reordered inputs too
-                value_jobs.append((_callable(cand, code), cand.row["tests"], list(cand.inputs) + list(extra.values()),
-                                   _call_entry(cand, code)))
-                owners.append((ci, list(extra)))
+                extra = twins if role == 0 else {}  # the first reference answers the reordered inputs too
+                value_jobs.append((_callable(cand, code), cand.row["tests"],
+                                   [cand.inputs[i] for i in indices] + list(extra.values()), _call_entry(cand, code)))
+                owners.append(((ci, role, tuple(indices)), list(extra)))
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
+    witnessed: dict[int, dict[int, tuple[bool, Any]]] = {}
+
+    def record(key: tuple, per: list[tuple[bool, Any, float]]) -> None:
+        ci, role, indices = key
+        if role == "brute":
+            witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, per)}
+        else:
+            answers.setdefault(ci, []).append(per)
+
     if stdin_jobs:
         results = evaluate_many(stdin_jobs, Limits(memory_mb=memory_mb, wall_budget_s=budget_s), workers=workers,
                                 stop_on_first_failure=False, keep_output=True)
         for res in results:
             per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in res.cases]
-            per += [(False, None, 0.0)] * (len(cands[res.key].inputs) - len(per))
-            answers.setdefault(res.key, []).append(per)
-    for (ci, twinned), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
-        own = len(cands[ci].inputs)
-        cands[ci].twin_answers.update({i: (o.ok, o.value) for i, o in zip(twinned, outcomes[own:])})
-        answers.setdefault(ci, []).append([(o.ok, o.value, o.time_s) for o in outcomes[:own]])
+            record(res.key, per + [(False, None, 0.0)] * (len(res.key[2]) - len(per)))
+    for (key, twinned), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
+        own = len(key[2])
+        cands[key[0]].twin_answers.update({i: (o.ok, o.value) for i, o in zip(twinned, outcomes[own:])})
+        record(key, [(o.ok, o.value, o.time_s) for o in outcomes[:own]])
     for ci, per_ref in answers.items():
         cand = cands[ci]
         try:
-            _keep_agreed(cand, per_ref)
+            _keep_agreed(cand, per_ref, witnessed.get(ci, {}))
         except Exception as exc:  # noqa: BLE001 - one problem's answers never sink the stage
             cand.expected, cand.ref_s = {}, {}
             cand.note = f"reading the references' answers failed: {type(exc).__name__}: {exc}"[:300]
@@ -316,6 +371,8 @@ def _suspect(cand: Candidate, i: int, answer: Any) -> str | None:
     if cand.kind == "stdin":
         return None
     args, kwargs = cand.inputs[i]
+    if postconditions.kind_changed(cand.answer_kind, answer):
+        return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
     why = postconditions.broken(cand.relations, args, kwargs, answer)
     if why is None and i in cand.twin_answers:
         ok, other = cand.twin_answers[i]
@@ -324,11 +381,14 @@ def _suspect(cand: Candidate, i: int, answer: Any) -> str | None:
     return why
 
 
-def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) -> None:
+def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
+                 brute: dict[int, tuple[bool, Any]] | None = None) -> None:
     """The inputs every reference answered cleanly, in time and alike, with the answer, where it
-    keeps what every example's answer keeps."""
+    keeps what every example's answer keeps and the brute force (if it answered) agrees; and how
+    many witnesses each answer has (:mod:`pipeline.testgen.witnesses`)."""
     # a tenth of the limit: a correct program several times slower than the reference still passes
     limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
+    brute = brute or {}
     for i in range(len(cand.inputs)):
         runs = [ref[i] for ref in per_ref]
         if not all(ok and took <= limit for ok, _, took in runs):
@@ -345,8 +405,15 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]]) 
         if why is not None:
             cand.suspects[why] += 1
             continue
+        witnesses = len(runs) + (bool(cand.relations) or i in cand.twin_answers)  # the postconditions checked it
+        if i in brute and brute[i][0]:
+            if not _same(cand.kind, cand.row["tests"].checker, first, brute[i][1]):
+                cand.suspects["brute_force_disagrees"] += 1
+                continue
+            witnesses += 1
         cand.expected[i] = first
         cand.ref_s[i] = max(took for _, _, took in runs)
+        cand.witnesses[i] = witnesses
 
 
 def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:
@@ -452,7 +519,7 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through,
     then the rest round-robin over how they were made, within the count and time caps."""
-    pool = sorted(cand.expected)
+    pool = sorted(i for i in cand.expected if config.single_witness == "keep" or cand.witnesses.get(i, 1) >= 2)
     chosen: list[int] = []
     spent = 0.0
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
@@ -542,11 +609,29 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         "single_reference_oracle": added > 0 and len(_trusted(cand.row)) == 1,
         "oracle_disagreements": cand.disagreements,
         "oracle_suspects": sum(cand.suspects.values()),
+        "inputs_invalid": json.dumps(dict(sorted(cand.invalid.items()))),
+        "oracle_witnesses": _witness_sources(cand),
+        "single_witness_tests": sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2 and _expected_text(cand, i) is not None),
         "mutants_run": len(mutants),
         "mutants_equivalent": len(mutants) - len(distinguishable),  # no input tells them from the reference
         "mutation_score_before": round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
         "mutation_score": round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
     }
+
+
+def _witness_sources(cand: Candidate) -> int:
+    """What can vouch for every generated answer here: each trusted reference, the postconditions
+    (where the examples give a relation), a brute force that passes the problem's own tests. (The
+    reordered-keys check vouches for the inputs with a dict argument only: counted per test.)"""
+    return len(_trusted(cand.row)) + bool(cand.relations) + bool(cand.brute)
+
+
+def invalid_count(row: dict[str, Any]) -> int:
+    """Generated inputs the validators refused for a row (its ``inputs_invalid`` summed)."""
+    try:
+        return sum(json.loads(row.get("inputs_invalid") or "{}").values())
+    except (TypeError, ValueError):
+        return 0
 
 
 def _trusted(row: dict[str, Any]) -> list[str]:
@@ -590,32 +675,37 @@ def _store(key: str, columns: dict[str, Any]) -> None:
 
 # ----------------------------------------------------------------------------- the step
 GENERATION_COLUMNS = ("tests_before_generation", "generated_tests", "generation_note", "oracle_references",
-                      "single_reference_oracle", "oracle_disagreements", "oracle_suspects", "mutants_run", "mutants_equivalent",
-                      "mutation_score_before", "mutation_score")
+                      "single_reference_oracle", "oracle_disagreements", "oracle_suspects", "inputs_invalid", "oracle_witnesses",
+                      "single_witness_tests", "mutants_run", "mutants_equivalent", "mutation_score_before", "mutation_score")
 
 
 def _skipped(row: dict[str, Any], note: str) -> dict[str, Any]:
     return {"tests_before_generation": row["tests"].count, "generated_tests": 0, "generation_note": note,
             "oracle_references": len(_trusted(row)) if row.get("solutions") else 0, "single_reference_oracle": False,
-            "oracle_disagreements": 0, "oracle_suspects": 0, "mutants_run": 0, "mutants_equivalent": 0, "mutation_score_before": None,
-            "mutation_score": None}
+            "oracle_disagreements": 0, "oracle_suspects": 0, "inputs_invalid": "{}",
+            "oracle_witnesses": len(_trusted(row)) if row.get("solutions") else 0, "single_witness_tests": 0, "mutants_run": 0,
+            "mutants_equivalent": 0, "mutation_score_before": None, "mutation_score": None}
 
 
 def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig, evaluate_many: Evaluate) -> None:
-    """Inputs from a model-written generator, validated in the sandbox, after the others."""
-    from pipeline.testgen.model_inputs import model_inputs
+    """Inputs from a model-written generator, after the others; the model's validator judges the
+    grammar's and mutation's inputs too, and ours the model's (each refusal counted)."""
+    from pipeline.testgen.model_inputs import model_checks
 
-    proposed = model_inputs([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
-                            evaluate_many=evaluate_many, max_tokens=config.model_max_tokens)
-    for cand, inputs in zip(cands, proposed):
+    found = model_checks([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
+                         evaluate_many=evaluate_many, candidates=[list(c.inputs) for c in cands],
+                         examples=[list(c.examples) for c in cands], max_tokens=config.model_max_tokens)
+    for cand, (made, verdicts) in zip(cands, found):
+        if verdicts is not None:
+            refused = [i for i, ok in enumerate(verdicts) if not ok]
+            cand.invalid["model_validator"] += len(refused)
+            cand.inputs = [x for i, x in enumerate(cand.inputs) if i not in set(refused)]
+            cand.labels = [x for i, x in enumerate(cand.labels) if i not in set(refused)]
         if cand.kind == "assert" and cand.entry is None:
             continue  # nothing to call: the asserts did not lift
-        seen = {repr(x) for x in cand.inputs}
-        for value, label in inputs:
-            if repr(value) not in seen:
-                seen.add(repr(value))
-                cand.inputs.append(value)
-                cand.labels.append(label)
+        if cand.validator is None:
+            cand.validator = lambda *_: None  # noqa: E731 - no examples to read: the model's validator alone
+        _validated(cand, made, len(cand.inputs) + len(made))
         if cand.inputs and cand.note and not cand.note.startswith("input generation failed"):
             cand.note = None
 
@@ -625,9 +715,9 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
                    progress: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``rows`` (verified) with generated tests and the generation columns; and stage figures.
     ``sampler``: the model that writes input generators when ``config.model_inputs`` > 0."""
-    if config.model_inputs and sampler is None:
-        raise ValueError("generation.model_inputs needs a model: configure the `sampler` resource "
-                         "(vLLM or an OpenAI-compatible server), or set model_inputs to 0")
+    if (config.model_inputs or config.model_brute_force) and sampler is None:
+        raise ValueError("generation.model_inputs and generation.model_brute_force need a model: configure the "
+                         "`sampler` resource (vLLM or an OpenAI-compatible server), or turn them off")
     if evaluate_many is None:
         from evaluator import evaluate_many
     start = time.monotonic()
@@ -658,6 +748,12 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
     cands = [c for _, _, c in todo]
     if config.model_inputs and cands:
         add_model_inputs(cands, sampler, config, evaluate_many)
+    if config.model_brute_force and cands:
+        from pipeline.testgen.witnesses import brute_forces
+
+        for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, evaluate_many=evaluate_many,
+                                                  seed=config.seed, max_tokens=config.model_max_tokens)):
+            cand.brute = code
     if progress and cands:
         progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
                  f"{sum(len(c.inputs) for c in cands)} candidate inputs")
@@ -680,6 +776,8 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
         "generated_tests": sum(int(r.get("generated_tests") or 0) for r in out),
         "oracle_disagreements": sum(int(r.get("oracle_disagreements") or 0) for r in out),
         "oracle_suspects": sum(int(r.get("oracle_suspects") or 0) for r in out),
+        "inputs_invalid": sum(invalid_count(r) for r in out),
+        "single_witness_tests": sum(int(r.get("single_witness_tests") or 0) for r in out),
         "generation_seconds": round(elapsed, 2),
     }
     return out, stats

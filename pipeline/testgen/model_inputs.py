@@ -8,7 +8,8 @@ in the evaluator's sandbox, in its own process, under the time limit (the genera
 inputs as JSON lines; the validator reads them and prints one verdict per line). An input is
 proposed only when the validator accepts it; the references then answer it like any other
 (:func:`pipeline.testgen.generate.run_oracle`), so a wrong generator costs inputs, never a
-wrong test.
+wrong test. The validator also judges the grammar's and mutation's inputs
+(:func:`model_checks`), once it accepts every input of the problem's own tests.
 """
 
 from __future__ import annotations
@@ -72,38 +73,72 @@ def _lines_of(result: Result) -> list[str]:
     return (output or "").splitlines()
 
 
-def model_inputs(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, evaluate_many: Any,
-                 timeout_s: float = 5.0, max_tokens: int = 1024) -> list[list[tuple[Any, str]]]:
-    """Per row: validated inputs the model's generator made (``stdin`` text, or ``(args, {})``)."""
+def write_functions(rows: list[dict[str, Any]], sampler: Any, *, seed: int = 0, max_tokens: int = 1024) -> list[str | None]:
+    """Per row: the model's code defining ``generate_input`` and ``validate_input`` (None: no code)."""
     from evaluator.reward import extract_code
 
     if not rows:
         return []
     completions = sampler.generate([prompt(r) for r in rows], n=1, temperature=0.2, max_tokens=max_tokens, seed=seed)
-    codes = [extract_code(c[0].text) if c else None for c in completions]
-    def stdin_tests(text: str) -> Tests:
-        return Tests("stdin", [TestCase(text, "")], time_limit_s=timeout_s)
+    return [extract_code(c[0].text) if c else None for c in completions]
 
-    gen_jobs = [(i, code + _GENERATOR_DRIVER.format(n=n), stdin_tests(str(seed))) for i, code in enumerate(codes) if code]
-    proposed: dict[int, list[str]] = {}
+
+def _stdin_tests(text: str, timeout_s: float) -> Tests:
+    return Tests("stdin", [TestCase(text, "")], time_limit_s=timeout_s)
+
+
+def _as_value(row: dict[str, Any], line: str) -> Any:
+    """A generator's JSON line as an input (``stdin`` text, or ``(args, {})``); None if it is neither."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    if row["tests"].kind == "stdin":
+        return (value if value.endswith("\n") else value + "\n") if isinstance(value, str) and value.strip() else None
+    return (tuple(value), {}) if isinstance(value, list) else None
+
+
+def _as_line(row: dict[str, Any], value: Any) -> str:
+    """An input as the JSON line a validator reads (a call's positional arguments as a list)."""
+    return json.dumps(value if row["tests"].kind == "stdin" else list(value[0]), ensure_ascii=False, default=repr)
+
+
+def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, evaluate_many: Any,
+                 candidates: list[list[Any]], examples: list[list[Any]], timeout_s: float = 5.0,
+                 max_tokens: int = 1024) -> list[tuple[list[tuple[Any, str]], list[bool] | None]]:
+    """Per row: the inputs the model's generator made and its validator accepts, and the
+    validator's verdict on each of ``candidates`` (the grammar's inputs). A validator that refuses
+    one of the problem's ``examples`` (its own test inputs, in the same form) misreads the
+    statement, and so does one with no example to show it reads them: its verdicts are None, unused."""
+    codes = write_functions(rows, sampler, seed=seed, max_tokens=max_tokens)
+    gen_jobs = [(i, code + _GENERATOR_DRIVER.format(n=n), _stdin_tests(str(seed), timeout_s))
+                for i, code in enumerate(codes) if code and n > 0]
+    proposed: dict[int, list[str]] = {i: [] for i in range(len(rows))}
     for res in evaluate_many(gen_jobs, stop_on_first_failure=False, keep_output=True) if gen_jobs else []:
         proposed[res.key] = [line for line in _lines_of(res) if line.strip()][:n]
-    val_jobs = [(i, codes[i] + _VALIDATOR_DRIVER, stdin_tests("\n".join(lines) + "\n"))
-                for i, lines in proposed.items() if lines]
-    out: list[list[tuple[Any, str]]] = [[] for _ in rows]
+    checked: dict[int, list[str]] = {}
+    for i, row in enumerate(rows):
+        checked[i] = [_as_line(row, x) for x in examples[i] + candidates[i]] + proposed[i]
+    val_jobs = [(i, codes[i] + _VALIDATOR_DRIVER, _stdin_tests("\n".join(lines) + "\n", timeout_s))
+                for i, lines in checked.items() if codes[i] and lines]
+    out: list[tuple[list[tuple[Any, str]], list[bool] | None]] = [([], None) for _ in rows]
     for res in evaluate_many(val_jobs, stop_on_first_failure=False, keep_output=True) if val_jobs else []:
-        i = res.key
-        verdicts = _lines_of(res)
-        for line, verdict in zip(proposed[i], verdicts):
-            if verdict.strip() != "1":
-                continue
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if rows[i]["tests"].kind == "stdin":
-                if isinstance(value, str) and value.strip():
-                    out[i].append((value if value.endswith("\n") else value + "\n", MODEL_LABEL))
-            elif isinstance(value, list):
-                out[i].append(((tuple(value), {}), MODEL_LABEL))
+        i, row = res.key, rows[res.key]
+        verdicts = [v.strip() == "1" for v in _lines_of(res)]
+        verdicts += [False] * (len(checked[i]) - len(verdicts))
+        mine = len(examples[i])
+        trusted = mine > 0 and all(verdicts[:mine])
+        made = [(value, MODEL_LABEL) for line, ok in zip(proposed[i], verdicts[mine + len(candidates[i]):])
+                if ok and (value := _as_value(row, line)) is not None]
+        out[i] = (made, verdicts[mine:mine + len(candidates[i])] if trusted else None)
     return out
+
+
+def model_inputs(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, evaluate_many: Any,
+                 timeout_s: float = 5.0, max_tokens: int = 1024) -> list[list[tuple[Any, str]]]:
+    """Per row: validated inputs the model's generator made (``stdin`` text, or ``(args, {})``)."""
+    if not rows:
+        return []
+    found = model_checks(rows, sampler, n=n, seed=seed, evaluate_many=evaluate_many, candidates=[[] for _ in rows],
+                         examples=[[] for _ in rows], timeout_s=timeout_s, max_tokens=max_tokens)
+    return [made for made, _ in found]

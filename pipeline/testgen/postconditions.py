@@ -102,6 +102,26 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
     return found
 
 
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")) or value != value:  # noqa: PLR0124 - NaN
+        return "unbounded"
+    return "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def answer_kind(examples: list[Example]) -> str | None:
+    """The one kind every example's answer has (a number, a string, a list, ...), where two or more
+    examples agree; None otherwise. A reference answering ``None`` or infinity where every example
+    answers a number met an input its problem rules out ("no champion", "fewer than 3 items")."""
+    kinds = {_kind(answer) for _, _, answer in examples}
+    return kinds.pop() if len(examples) >= 2 and len(kinds) == 1 else None
+
+
+def kind_changed(kind: str | None, answer: Any) -> bool:
+    return kind is not None and _kind(answer) != kind
+
+
 def broken(relations: dict[str, Relation], args: tuple, kwargs: dict, answer: Any) -> str | None:
     """The first relation the answer breaks (None: it keeps them all)."""
     values = arguments(args, kwargs)

@@ -3,12 +3,17 @@
 What a maintainer of a test-defined dataset asks first: of the problems each source brought,
 how many were verified, how many got generated tests, how many were released; how many tests
 a problem has before and after; and how strong they are (known-wrong programs rejected, the
-mutation score, the sample hardcoder rejected), with how many problems rest on one reference and
-how many of its answers were dropped as suspect.
+mutation score, the sample hardcoder rejected), with how many problems rest on one reference,
+how many of its answers were dropped as suspect, how many generated inputs the validators
+refused as ones the statement rules out (per reason), and how many generated tests rest on one
+witness, with the generated tests a problem keeps where two witnesses vouch for its answers
+against one where a single one does (problems counted in brackets).
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from typing import Any
 
 from pipeline.schema import Tests
@@ -24,13 +29,13 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
     acc: dict[str, dict[str, list[float]]] = {}
 
     def entry(source: str) -> dict[str, Any]:
-        acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": []})
+        acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": [], "two": [], "one": []})
         return out.setdefault(source, {
             "problems_in": 0, "verified": 0, "with_generated_tests": 0, "released": 0,
             "tests_before": None, "tests_after": None, "correct_programs_run": 0, "tpr": None,
             "wrong_programs_run": 0, "tnr": None, "_accepted_correct": 0,
             "mutation_score_before": None, "mutation_score": None, "mutants_equivalent": 0,
-            "oracle_suspects": 0, "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
+            "oracle_suspects": 0, "single_witness_tests": 0, "inputs_invalid": 0, "_invalid": Counter(), "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
             "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
 
     for row in kept:
@@ -54,6 +59,13 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
             a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
         e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
         e["oracle_suspects"] += int(row.get("oracle_suspects") or 0)
+        e["single_witness_tests"] += int(row.get("single_witness_tests") or 0)
+        if row.get("oracle_witnesses") and row.get("tests_before_generation") is not None and row.get("verified"):
+            a["two" if int(row["oracle_witnesses"]) >= 2 else "one"].append(int(row.get("generated_tests") or 0))
+        try:
+            e["_invalid"].update(json.loads(row.get("inputs_invalid") or "{}"))
+        except (TypeError, ValueError):
+            pass
         if row.get("hardcoder_rejected") is not None:
             e["hardcoder_run"] += 1
             e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
@@ -70,9 +82,14 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
     for source, e in out.items():
         a = acc[source]
         e["tests_before"], e["tests_after"] = _mean(a["before"]), _mean(a["after"])
+        e["generated_two_witnesses"], e["generated_one_witness"] = _mean(a["two"]), _mean(a["one"])
+        e["problems_two_witnesses"], e["problems_one_witness"] = len(a["two"]), len(a["one"])
         e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
         accepted = e.pop("_accepted_correct")
         e["tpr"] = round(accepted / e["correct_programs_run"], 4) if e["correct_programs_run"] else None
+        invalid = e.pop("_invalid")
+        e["inputs_invalid"] = sum(invalid.values())
+        e["inputs_invalid_by_reason"] = dict(invalid.most_common())
         rejected = e.pop("_rejected_wrong")
         e["tnr"] = round(rejected / e["wrong_programs_run"], 4) if e["wrong_programs_run"] else None
     return dict(sorted(out.items()))
@@ -85,6 +102,9 @@ FUNNEL_COLUMNS = (
     ("mutation_score", "after"), ("mutants_equivalent", "possibly equivalent mutants"),
     ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
     ("oracle_suspects", "answers dropped as suspect"),
+    ("inputs_invalid", "generated inputs refused as invalid"),
+    ("single_witness_tests", "tests on one witness only"),
+    ("generated_two_witnesses", "generated tests/problem, 2+ witnesses"), ("generated_one_witness", "1 witness"),
     ("tests_only_in_statement_rejected", "only statement examples, rejected"),
 )
 
@@ -99,6 +119,11 @@ def funnel_markdown(summary: dict[str, dict[str, Any]]) -> str:
             value = e.get(key)
             if key == "hardcoder_rejected":
                 value = f"{value}/{e['hardcoder_run']}" if e["hardcoder_run"] else None
+            if key in ("generated_two_witnesses", "generated_one_witness") and value is not None:
+                value = f"{value} ({e['problems_two_witnesses' if key == 'generated_two_witnesses' else 'problems_one_witness']})"
+            if key == "inputs_invalid" and value:
+                top = ", ".join(f"{why} {n}" for why, n in list(e.get("inputs_invalid_by_reason", {}).items())[:3])
+                value = f"{value} ({top})"
             cells.append("n/a" if value is None else str(value))
         lines.append(f"| {source} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -38,7 +38,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["Grammar", "NoStructure", "generate", "infer", "stdin_inputs"]
+from pipeline.testgen.input_section import dedupe_tex as _dedupe_tex
+from pipeline.testgen.input_section import input_section as _input_section
+from pipeline.testgen.input_section import sum_bounds as _sum_bounds
+
+__all__ = ["Grammar", "NoStructure", "generate", "grammar_inputs", "infer", "more_inputs", "stdin_inputs"]
 
 MAX_TOKENS = 200_000  # a generated input's size cap: reference runs stay fast
 MAX_BYTES = 200_000
@@ -130,6 +134,8 @@ class Scalar:
     bounded: bool = False  # lo/hi come from the statement
     stated_hi: float | None = None  # the statement's upper bound, where it gives a number
     signed: bool = False  # digit strings: some are negative
+    per_example: Counter = field(default_factory=Counter)  # example index -> tokens it holds here
+    fixed: int | None = None  # strings: the one length every line of every example shows (rows, schedules)
 
 
 @dataclass(eq=False)
@@ -171,6 +177,41 @@ class Grammar:
         """Whether ``text`` has this structure (counts and token kinds; not value ranges)."""
         rows = _lines(text)
         return _parse_seq(self.elems, rows, 0, {}) == len(rows)
+
+    def parse_tree(self, text: str) -> tuple[list, list] | None:
+        """``(rows, tree)``: the text's token rows and its parse (per element: a line's row, a
+        repeat's list of iterations); None where the text does not have this structure."""
+        rows = _lines(text)
+        tree: list = []
+        return (rows, tree) if _parse_seq(self.elems, rows, 0, {}, None, tree) == len(rows) else None
+
+    def positions(self, text: str) -> dict[tuple[int, int], int] | None:
+        """``(row, column) -> scalar id`` of every token of a text this grammar parses (None: it does not)."""
+        parsed = self.parse_tree(text)
+        if parsed is None:
+            return None
+        rows, tree = parsed
+        where = {id(r): i for i, r in enumerate(rows)}
+        out: dict[tuple[int, int], int] = {}
+
+        def seq(elems: list, nodes: list) -> None:
+            for e, node in zip(elems, nodes):
+                if isinstance(e, Repeat):
+                    for it in node:
+                        seq(e.body, it)
+                    continue
+                row = where.get(id(node))
+                if row is None or not node:
+                    continue
+                if e.switch is not None:
+                    scalars = [e.prefix[0]] + list(e.switch.get(node[0], []))
+                else:
+                    scalars = list(e.prefix) + [e.vec] * (len(node) - len(e.prefix)) if e.vec is not None else list(e.prefix)
+                for j, sc in enumerate(scalars[:len(node)]):
+                    out[(row, j)] = sc.sid
+
+        seq(self.elems, tree)
+        return out
 
     def describe(self) -> str:
         """A compact text of the structure: ``v0 ; rep(v0){v1 ; int*v1}``."""
@@ -216,9 +257,11 @@ class _Rec:
     def __init__(self) -> None:
         self.repeats: list = []
         self.lens: dict[int, set] = {}  # id(line) -> lengths of its list
+        self.example = 0  # which example is being read
 
     def token(self, s: Scalar, tok: str, env: dict) -> None:
         s.n += 1
+        s.per_example[self.example] += 1
         c = _cls(tok)
         if len(s.values) < 64 or tok in s.values:
             s.values[tok] += 1
@@ -426,6 +469,7 @@ class _Infer:
     def __init__(self, lines_first: int = 0, hints: dict | None = None) -> None:
         self.lines_first = lines_first
         self.minus_first = bool((hints or {}).get("lines_minus"))
+        self.named_widths = set((hints or {}).get("widths", ()))  # lines the statement names token by token
         self.nodes = 0
         self.started = time.monotonic()
         self.deadline = self.started + SEARCH_SECONDS
@@ -505,7 +549,7 @@ class _Infer:
         # fixed shape
         if numeric_pos is not None:
             c = cs[0]
-            if c <= 4 or hom is None:
+            if c <= 4 or hom is None or c in self.named_widths:
                 prefix = [Scalar(sid=_new_sid(), numeric=numeric_pos[i], var=all(cl[i] == "int" for cl in classes)) for i in range(c)]
                 cands.append((0.5, Line(prefix=prefix)))
             else:
@@ -759,10 +803,6 @@ def _search(texts: list[str], tests_hint: bool = False, hints: dict | None = Non
 
 # ----------------------------------------------------------------------------- statement
 _INDEXED = re.compile(r"^([A-Za-z]+)(?:_?\[?(?:i|j|k|1|2|n|m|\d)\]?|_[A-Za-z0-9]{1,3}|\[[^\]]*\])$")
-_SUM_VAR_RE = re.compile(r"(?i)(?:\bsum\s+of\s+(?:all\s+|the\s+)?(?:values\s+of\s+)?|[∑Σ]\s*(?:_\S*\s+)?)([A-Za-z])(?:_i)?(?![A-Za-z0-9])")
-_SUM_BOUND_RE = re.compile(r"(?i)(?:≤|<=|<|does\s+not\s+exceed|doesn't\s+exceed|not\s+exceed|(?:is|are)\s+at\s+most|at\s+most|"
-                           r"(?:is\s+)?less\s+than(?:\s+or\s+equal\s+to)?|no\s+more\s+than|not\s+(?:greater|more)\s+than|up\s+to)"
-                           r"\s*([0-9][0-9 *^().,]*)")
 
 
 def _constraints():
@@ -772,52 +812,6 @@ def _constraints():
     except (ImportError, SyntaxError):
         return None
     return constraints
-
-
-def _number_text(text: str) -> int | None:
-    cx = _constraints()
-    if cx is None:
-        return None
-    t = text.strip().rstrip(".,;$ ")
-    for b in cx.parse_constraints(f"0 ≤ x ≤ {t}"):
-        if b.name == "x" and b.hi is not None:
-            return int(b.hi)
-    return None
-
-
-def _dedupe_tex(text: str) -> str:
-    """CodeChef statements in TACO write math twice, plain then TeX: ``N$N$``, ``106$10^6$`` (a lost
-    superscript). Keep the TeX."""
-    def keep_tex(m: re.Match) -> str:
-        plain, tex = m.group(1), m.group(2)
-        a, b = re.search(r"\w", plain), re.search(r"\w", tex)
-        return f" {tex} " if a and b and a.group(0) == b.group(0) else m.group(0)
-
-    return re.sub(r"(?<![\w$])([^\s$]{1,40})\$([^$\n]{1,80})\$", keep_tex, text)
-
-
-def _sum_bounds(statement: str) -> dict[str, int]:
-    """``{"n": 200000}`` for "the sum of n over all test cases does not exceed 2·10^5" (several phrasings)."""
-    t = _dedupe_tex(statement)
-    t = re.sub(r"\\(?:text|mathrm|mathit|operatorname)\s*\{([^{}]*)\}", r" \1 ", t)
-    t = re.sub(r"\\(?:leq?|leqslant)(?![a-zA-Z])", " ≤ ", t)
-    t = re.sub(r"\\(?:cdot|times)(?![a-zA-Z])|[⋅·×∙]", " * ", t)
-    t = re.sub(r"\\sum(?![a-zA-Z])", " ∑ ", t)
-    t = re.sub(r"[${}~\\]", " ", t)
-    out: dict[str, int] = {}
-    for sentence in re.split(r"\n|(?<=[a-z])\.\s", t):
-        names = _SUM_VAR_RE.findall(sentence)
-        if not names:
-            continue
-        m = _SUM_BOUND_RE.search(sentence, _SUM_VAR_RE.search(sentence).end())
-        if m is None:
-            continue
-        value = _number_text(re.sub(r"\s+", " ", m.group(1)))
-        if value is None or value < 2:
-            continue
-        for name in names:
-            out.setdefault(name, value)
-    return out
 
 
 def _bounds(statement: str) -> list:
@@ -842,23 +836,6 @@ def _contains(b, lo: float | None, hi: float | None) -> bool:
     return (b.lo is None or b.lo <= lo) and (b.hi is None or hi <= b.hi)
 
 
-_SECTION_END = re.compile(r"(?i)(?:output|constraints?|examples?|samples?|sample\s+(?:input|test).*|notes?|subtasks?|scoring)"
-                          r"(?:\s+(?:format|specification|data))?\s*\d*:?")
-
-
-def _input_section(statement: str) -> str:
-    """The statement's input specification (where it names the input's variables in order)."""
-    lines = statement.splitlines()
-    start = None
-    for i, line in enumerate(lines):
-        t = line.strip().strip("-=#*_: ").strip()
-        if start is None and re.fullmatch(r"(?i)input(?:\s+(?:format|specification|data))?", t):
-            start = i + 1
-        elif start is not None and _SECTION_END.fullmatch(t):
-            return "\n".join(lines[start:i])
-    return "\n".join(lines[start:]) if start is not None else statement
-
-
 def _mention(section: str, name: str, indexed: str | None) -> int:
     pats = [re.escape(name)]
     if indexed:
@@ -871,12 +848,42 @@ def _mention(section: str, name: str, indexed: str | None) -> int:
     return best
 
 
-def _map_names(g: Grammar, statement: str) -> dict[int, object]:
-    """Statement bounds for the grammar's scalars, in the order the input section names them."""
+def _layout_names(g: Grammar, statement: str) -> dict[int, tuple[str, bool, str]]:
+    """Scalar id -> (the name the statement's Input section gives its tokens, a run of them, the
+    kind it says), where the section's layout reads every example and gives the scalar one name throughout."""
+    from pipeline.testgen.input_section import Invalid, read_layout, rows_of, walk
+
+    layout = read_layout(statement)
+    if not layout.items:
+        return {}
+    names: dict[int, set] = {}
+    for text in g.examples:
+        at = g.positions(text)
+        try:
+            read = walk(layout, rows_of(text))
+        except Invalid:
+            return {}
+        for f, toks, _, (row, col), _ in read.tokens:
+            for j in range(len(toks)):
+                if at is not None and (row, col + j) in at:
+                    names.setdefault(at[(row, col + j)], set()).add((f.name, f.count is not None, f.kind) if f.name else None)
+    return {sid: next(iter(found)) for sid, found in names.items() if len(found) == 1 and None not in found}
+
+
+def _map_names(g: Grammar, statement: str, named: dict[int, tuple[str, bool, str]]) -> dict[int, object]:
+    """Statement bounds for the grammar's scalars: by the names the Input section gives each line's
+    tokens where its layout reads the examples, else in the order the section names them."""
     bounds = _bounds(statement)
     if not bounds:
         return {}
     cx = _constraints()
+    out: dict[int, object] = {}
+    for sid, (name, run, _) in named.items():
+        s = g.scalars[sid]
+        b = cx.value_bound(bounds, name) if run else (cx.lookup(bounds, name) or cx.value_bound(bounds, name))
+        if b is not None and s.kind in ("int", "float") and _contains(b, s.vmin, s.vmax):
+            out[sid] = b
+            g.names[sid] = name
     section = _input_section(statement)
     names: list[tuple[int, int, str, object, bool]] = []  # (mention, order, name, bound, indexed)
     seen_bases: set[str] = set()
@@ -894,11 +901,13 @@ def _map_names(g: Grammar, statement: str) -> dict[int, object]:
         else:
             names.append((_mention(section, b.name, None), order, b.name, b, False))
     names.sort(key=lambda x: (x[0], x[1]))
-    out: dict[int, object] = {}
     ptr = 0
 
     def take(s: Scalar, want_indexed: bool | None) -> None:
         nonlocal ptr
+        if s.sid in out:  # named by the layout: the names before it are no one else's
+            ptr = next((j + 1 for j in range(ptr, len(names)) if names[j][2] == g.names.get(s.sid)), ptr)
+            return
         for j in range(ptr, len(names)):
             _, _, name, b, is_indexed = names[j]
             if want_indexed is not None and is_indexed != want_indexed:
@@ -949,6 +958,7 @@ def _finish(g: Grammar, statement: str, rec: _Rec) -> None:
             g.counted.add(e.count.var)
     g.scalars = scalars
     whole_line = {e.prefix[0].sid for e in _walk(g.elems) if isinstance(e, Line) and len(e.prefix) == 1 and e.vec is None and e.switch is None}
+    named = _layout_names(g, statement) if statement else {}
     # kinds and observed ranges
     for s in scalars.values():
         if s.n == 0:
@@ -960,13 +970,14 @@ def _finish(g: Grammar, statement: str, rec: _Rec) -> None:
             continue
         binary = (s.sid not in g.counted and all(set(v) <= {"0", "1"} for v in s.values)  # "0110": bits, not a number
                   and max(len(v) for v in s.values) >= (4 if s.sid in whole_line else 8))
-        if s.n_int == s.n and s.length is None and not binary:
+        stated_string = named.get(s.sid, ("", False, ""))[2] == "str" and s.sid not in g.counted  # "the string s": 1231
+        if s.n_int == s.n and s.length is None and not binary and not stated_string:
             s.kind = "int"
         elif s.n_int + s.n_float == s.n and s.n_float:
             s.kind = "float"
         else:
             s.kind = "str"
-    for sid, b in _map_names(g, statement).items():
+    for sid, b in _map_names(g, statement, named).items():
         s = scalars[sid]
         s.bounded = True
         s.lo = b.lo if b.lo is not None else None
@@ -1087,6 +1098,10 @@ def _string_shape(s: Scalar, statement: str, g: Grammar) -> None:
         alpha = "".join(chars) or "ab"
     s.alphabet = alpha
     s.kind = "str"
+    repeated = sum(1 for c in s.per_example.values() if c >= 2)
+    if s.length is None and s.n >= 4 and s.len_min == s.len_max and (s.len_min or 0) >= 2 and distinct >= 2 and repeated >= 2:
+        s.fixed = s.lo = s.hi = s.small_hi = s.len_min  # every line of every example this long: the rows of a schedule
+        return
     if s.length is None:
         lo, hi = s.len_min or 1, s.len_max or 1
         if lo != hi or distinct > 1:
@@ -1150,9 +1165,14 @@ def _edges(g: Grammar, rec: _Rec) -> None:
 _VAR = r"(?<![\w])[A-Za-z](?:_\w+)?(?![\w])"
 
 
-def _hints(statement: str) -> dict[str, bool]:
+def _hints(statement: str) -> dict[str, object]:
     """What the input section says about counts: ``n lines`` (a variable number of lines), ``n - 1
-    lines`` (one fewer), ``n integers`` (a variable number of values)."""
+    lines`` (one fewer), ``n integers`` (a variable number of values); ``widths``: how many tokens
+    the lines have whose tokens it names one by one ("five integers n, l, r, Q_l, Q_r")."""
+    from pipeline.testgen.input_section import read_layout
+
+    widths = {len(item) for item in read_layout(statement or "").items
+              if isinstance(item, list) and len(item) >= 5 and all(f.name and f.count is None for f in item)}
     t = _input_section(statement or "")
     t = _dedupe_tex(t)
     t = re.sub(r"\\[a-zA-Z]+|[${}\\]", " ", t)
@@ -1163,6 +1183,7 @@ def _hints(statement: str) -> dict[str, bool]:
         "lines_minus": bool(re.search(rf"(?:{_VAR})\s*-\s*1\s*(?:more |following |next |other )?(?:lines|rows|edges)\b", t)),
         "numbers": bool(re.search(rf"(?:{_VAR})\s+(?:space[- ]separated |positive |non-negative |distinct |more )*"
                                   r"(?:integers|numbers|elements|values|words|characters)\b", t)),
+        "widths": widths,
     }
 
 
@@ -1213,7 +1234,8 @@ def infer(examples: list[str], statement: str = "") -> Grammar:
         raise NoStructure("examples disagree on line structure: no counts explain the line lengths")
     g = Grammar(elems=elems, scalars={}, examples=[], trees=[])
     rec = _Rec()
-    for t in texts:
+    for i, t in enumerate(texts):
+        rec.example = i
         rows = _lines(t)
         tree: list = []
         end = _parse_seq(elems, rows, 0, {}, rec, tree)
@@ -1734,18 +1756,34 @@ def _one(g: Grammar, label: str, rng: random.Random) -> str | None:
     return None
 
 
-def stdin_inputs(examples: list[str], statement: str = "", *, n: int = 20, seed: int = 0) -> tuple[list[tuple[str, str]], str | None]:
-    """``(inputs, None)``, or ``([], reason)`` when no structure could be inferred; never raises."""
+def grammar_inputs(examples: list[str], statement: str = "", *, n: int = 20,
+                   seed: int = 0) -> tuple[Grammar | None, list[tuple[str, str]], str | None]:
+    """``(grammar, inputs, None)``, or ``(grammar or None, [], reason)`` when no structure could be
+    inferred or nothing generated; never raises. The grammar is the profile the validator reads too."""
     try:
         g = infer(examples, statement)
     except NoStructure as exc:
-        return [], str(exc)
+        return None, [], str(exc)
     except Exception as exc:  # noqa: BLE001 - contract: never raises; an inference bug costs this problem its inputs
-        return [], f"inference failed: {type(exc).__name__}: {exc}"[:300]
+        return None, [], f"inference failed: {type(exc).__name__}: {exc}"[:300]
     try:
         made = [m for m in generate(g, n=n, seed=seed) if g.parses(m[0])]  # never one that breaks its own grammar
     except Exception as exc:  # noqa: BLE001 - same contract for generation
-        return [], f"generation failed: {type(exc).__name__}: {exc}"[:300]
+        return g, [], f"generation failed: {type(exc).__name__}: {exc}"[:300]
     if not made:
-        return [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
-    return made, None
+        return g, [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
+    return g, made, None
+
+
+def more_inputs(grammar: Grammar, *, n: int, seed: int) -> list[tuple[str, str]]:
+    """More inputs from a grammar already inferred (to make up for refused ones); never raises."""
+    try:
+        return [m for m in generate(grammar, n=n, seed=seed) if grammar.parses(m[0])]
+    except Exception:  # noqa: BLE001 - same contract as grammar_inputs: no more inputs
+        return []
+
+
+def stdin_inputs(examples: list[str], statement: str = "", *, n: int = 20, seed: int = 0) -> tuple[list[tuple[str, str]], str | None]:
+    """``(inputs, None)``, or ``([], reason)`` when no structure could be inferred; never raises."""
+    _, made, reason = grammar_inputs(examples, statement, n=n, seed=seed)
+    return made, reason

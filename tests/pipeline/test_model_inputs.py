@@ -4,6 +4,7 @@ validated, answered by the references like any other input."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -62,8 +63,6 @@ def leetcode():
 def _list_problem(rows):
     """A LeetCode problem called with one list of ints (what the scripted generator writes)."""
     for row in rows:
-        import json
-
         args = json.loads(row["tests"].cases[0].input)
         if len(args) == 1 and isinstance(args[0], list) and args[0] and all(type(v) is int for v in args[0]):
             return row
@@ -75,11 +74,17 @@ def test_validated_model_inputs_become_tests(leetcode):
     inputs = model_inputs([row], Scripted(LIST_GENERATOR), n=20, evaluate_many=evaluate_many)[0]
     assert inputs and all(label == MODEL_LABEL for _, label in inputs)
     assert all(len(args[0]) % 2 == 0 for (args, _), _ in inputs)  # the validator dropped odd lengths
-    config = VerifyConfig(generation=TestGenConfig(inputs=0, model_inputs=20, cache=False))
-    result = verify_rows([row], config, sampler=Scripted(LIST_GENERATOR))
+    # the model's validator judges the mutation inputs too, once it accepts the problem's own inputs
+    own = [json.loads(c.input) for c in row["tests"].cases]
+    even_or_own = LIST_GENERATOR.replace("def validate_input(x):\n    return ",
+                                         f"def validate_input(x):\n    return x in {own!r} or ")
+    config = VerifyConfig(generation=TestGenConfig(inputs=10, model_inputs=20, cache=False))
+    result = verify_rows([row], config, sampler=Scripted(even_or_own))
     kept = result.kept[0]
-    assert kept["generated_tests"] > 0
-    assert {c.origin for c in kept["tests"].cases if not c.public} == {"model"}
+    assert kept["generated_tests"] > 0 and json.loads(kept["inputs_invalid"]).get("model_validator", 0) > 0
+    hidden = [json.loads(c.input) for c in kept["tests"].cases if not c.public]
+    assert hidden and all(len(args[0]) % 2 == 0 for args in hidden)
+    assert {c.origin for c in kept["tests"].cases if not c.public} <= {"model", "mutation"}
     assert "Example inputs" in prompt(row) and row["statement"][:40] in prompt(row) and "Constraints" in prompt(row)
 
 

@@ -132,10 +132,10 @@ def test_an_answer_the_oracle_cannot_read_costs_only_its_problem(processed, monk
     broken = rows[0]["problem_id"]
     real = generate._keep_agreed
 
-    def keep(cand, per_ref):
+    def keep(cand, per_ref, brute=None):
         if cand.row["problem_id"] == broken:
             raise ValueError("an answer this check cannot read")
-        return real(cand, per_ref)
+        return real(cand, per_ref, brute)
 
     monkeypatch.setattr(generate, "_keep_agreed", keep)
     result = _verify(rows)

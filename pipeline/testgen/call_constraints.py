@@ -1,0 +1,279 @@
+"""What a Constraints section says about a call's arguments together (LeetCode's notation).
+
+:func:`pipeline.testgen.constraints.parse_constraints` keeps numeric ends only: ``1 <= n <= 10^5``
+is a bound, while ``edges.length == n - 1``, ``0 <= nums[i] < nums.length``, ``1 <= grid[i][j] <=
+n * n`` and ``n == grid.length == grid[i].length`` tie the arguments to each other and are left out
+there. A reference answers inputs that break them (a "tree" of 14 edges on 31,734 nodes; ``nums =
+[6]`` where ``nums[i] < nums.length``), and a correct program that trusts them fails.
+:func:`relations` reads those chains, and the sentences a section uses for guarantees ("s contains
+at least one '1'", "nums contains distinct integers", "the input is generated such that edges
+represent a valid tree"), into checks on the arguments by name. Element names are read from the
+statement's ``edges[i] = [ui, vi]``. A chain it cannot read is left out: nothing here guesses.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["relations"]
+
+Check = Callable[[dict[str, Any]], bool]  # the arguments by name -> the relation holds
+
+_OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq, "!=": operator.ne}
+_CMP = re.compile(r"(<=|>=|==|!=|<|>)")
+_TERM = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?P<index>(?:\[\s*(?:[ijk]|\d+)\s*\])*)(?P<length>\.length|\.size\(\))?$")
+_UNREADABLE = object()
+
+
+class _Cannot(Exception):
+    """The term refers to something this reader does not know: the relation is left out."""
+
+
+def _section(statement: str) -> list[str]:
+    """The lines of the Constraints section (up to the examples)."""
+    out, inside = [], False
+    for line in (statement or "").splitlines():
+        t = re.sub(r"^[*•\s]+|^-\s+", "", line.strip()).strip()  # a bullet, not the sign of "-10 <= x"
+        if re.fullmatch(r"(?i)constraints?:?", t):
+            inside = True
+            continue
+        if inside and re.match(r"(?i)^(?:input|output|example|follow[\s-]*up|note)\b", t):
+            break
+        if inside and t:
+            out.append(t)
+    return out
+
+
+def _elements(statement: str) -> dict[str, tuple[str, int]]:
+    """``ui -> ("edges", 0)`` from "edges[i] = [ui, vi]"."""
+    out: dict[str, tuple[str, int]] = {}
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\[i\]\s*==?\s*\[([^\]\n]{1,60})\]", statement or ""):
+        for j, name in enumerate(re.split(r"\s*,\s*", m.group(2).strip())):
+            if re.fullmatch(r"[A-Za-z_]\w*", name):
+                out.setdefault(name, (m.group(1), j))
+    return out
+
+
+class _Terms:
+    """Terms of a chain evaluated on one call's arguments: each a list of values (an indexed term
+    such as ``nums[i]`` stands for all of them)."""
+
+    def __init__(self, params: list[str], elements: dict[str, tuple[str, int]], aliases: dict[str, str]) -> None:
+        self.params, self.elements, self.aliases = set(params), elements, aliases
+
+    def known(self, text: str) -> bool:
+        names = re.findall(r"[A-Za-z_]\w*", re.sub(r"\.length|\.size\(\)|\[[^\]]*\]", "", text))
+        return bool(names) and all(n in self.params or n in self.elements or n in self.aliases for n in names)
+
+    def values(self, text: str, args: dict[str, Any]) -> list[Any]:
+        text = text.strip()
+        if "," in text:  # "ui, vi": each of them
+            return [v for part in text.split(",") for v in self.values(part, args)]
+        if re.fullmatch(r"\d{1,2}", text):
+            return [int(text)]
+        parts = re.split(r"\s*([-+*])\s*", text)
+        if len(parts) > 1:
+            vals = [self.values(p, args) for p in parts[::2]]
+            if any(len(v) != 1 for v in vals):
+                raise _Cannot  # arithmetic on a whole list
+            total = vals[0][0]
+            for op, v in zip(parts[1::2], vals[1:]):
+                total = {"+": operator.add, "-": operator.sub, "*": operator.mul}[op](total, v[0])
+            return [total]
+        m = _TERM.match(text)
+        if m is None or len(set(re.findall(r"\[\s*([ijk])\s*\]", text))) < len(re.findall(r"\[\s*[ijk]\s*\]", text)):
+            raise _Cannot  # grid[i][i]: a diagonal, not every element
+        name, index, length = m.group("name"), re.findall(r"\[\s*([^\]]+?)\s*\]", m.group("index")), m.group("length")
+        if name in self.aliases:
+            if index or length:
+                raise _Cannot
+            return self.values(self.aliases[name], args)
+        if name in self.elements and name not in self.params:
+            base, j = self.elements[name]
+            if index or length:
+                raise _Cannot
+            return [row[j] for row in args[base]]
+        if name not in args:
+            raise _Cannot
+        found = [args[name]]
+        for ix in index:
+            found = [v[int(ix)] for v in found] if ix.isdigit() else [x for v in found for x in v]
+        return [len(v) for v in found] if length else found
+
+
+def _chain(line: str, terms: _Terms) -> Check | None:
+    """A check for ``a <= b < c == d`` (adjacent pairs whose two sides the reader knows, at least
+    one naming an argument, at most one standing for a list); None if none is readable."""
+    parts = [p.strip() for p in _CMP.split(line.replace("≤", "<=").replace("≥", ">=").replace("≠", "!="))]
+    if len(parts) < 3:
+        return None
+    pairs = []
+    for k in range(1, len(parts) - 1, 2):
+        a, op, b = parts[k - 1], parts[k], parts[k + 1]
+        small = [re.fullmatch(r"\d{1,2}", x) is not None for x in (a, b)]  # larger numbers: parse_constraints's
+        if (terms.known(a) or small[0]) and (terms.known(b) or small[1]) and not all(small):
+            pairs.append((a, _OPS[op], b))
+    if not pairs:
+        return None
+
+    def holds(args: dict[str, Any]) -> bool:
+        for a, op, b in pairs:
+            try:
+                left, right = terms.values(a, args), terms.values(b, args)
+                if len(left) > 1 and len(right) > 1:
+                    continue
+                if not all(op(x, y) for x in left for y in right):
+                    return False
+            except (_Cannot, KeyError, IndexError, TypeError, ValueError):
+                continue
+        return True
+    return holds
+
+
+def _tree(name: str, n_name: str | None) -> Check:
+    def holds(args: dict[str, Any]) -> bool:
+        edges = args.get(name)
+        if not isinstance(edges, list) or not all(isinstance(e, (list, tuple)) and len(e) >= 2 for e in edges):
+            return True
+        n = args.get(n_name) if n_name else len(edges) + 1
+        if not isinstance(n, int) or isinstance(n, bool):
+            return True
+        ends = [(e[0], e[1]) for e in edges]
+        if len(ends) != n - 1 or len({tuple(sorted(e)) for e in ends}) != len(ends) or any(a == b for a, b in ends):
+            return False
+        base = 0 if all(0 <= a < n and 0 <= b < n for a, b in ends) else 1
+        if not all(base <= a < base + n and base <= b < base + n for a, b in ends):
+            return False
+        parent = list(range(n))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for a, b in ends:
+            parent[find(a - base)] = find(b - base)
+        return len({find(x) for x in range(n)}) == 1
+    return holds
+
+
+def _sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """A guarantee written in words: at least one 'c', distinct, a tree, an even length, a fixed
+    character, a sum, primes, a matrix's diagonal and antisymmetry; None where the line is none of these."""
+    m = re.search(r"\b([A-Za-z_]\w*) contains at least one ['\"](.)['\"]", line)
+    if m and m.group(1) in params:
+        name, ch = m.group(1), m.group(2)
+        return lambda args: not isinstance(args.get(name), str) or ch in args[name]
+    m = re.search(r"(?i)\b([A-Za-z_]\w*) (?:contains|consists of) (?:only )?(?:pairwise )?distinct\b|"
+                  r"\b(?:all|the) (?:the )?(?:values|elements|integers|numbers) (?:of|in) ([A-Za-z_]\w*) are (?:unique|distinct)\b|"
+                  r"\b([A-Za-z_]\w*) (?:are|is) (?:pairwise )?(?:distinct|unique)\b", line)
+    if m:
+        name = next(g for g in m.groups() if g)
+        if name in params:
+            return lambda args: not isinstance(args.get(name), list) or len({repr(v) for v in args[name]}) == len(args[name])
+    if re.search(r"(?i)\btree\b", line) and re.search(r"(?i)generated such that|represents?|\bis a (?:valid )?tree|would be a tree", line):
+        named = [p for p in params if re.search(rf"\b{re.escape(p)}\b", line)] or [p for p in params if p == "edges"]
+        if len(named) == 1:
+            return _tree(named[0], "n" if "n" in params else None)
+    m = re.fullmatch(r"(?i)(?:the )?(?:length of )?([A-Za-z_]\w*(?:\.length)?) (?:is|has an?) (even|odd)(?: length)?\.?", line)
+    if m and terms.known(m.group(1)):
+        term, parity = m.group(1), 0 if m.group(2).lower() == "even" else 1
+
+        def parity_holds(args: dict[str, Any]) -> bool:
+            value = terms.values(term, args)[0]
+            value = len(value) if isinstance(value, (str, list)) else value
+            return not isinstance(value, int) or value % 2 == parity
+        return parity_holds
+    m = re.search(r"\b([A-Za-z_]\w*)\[(\d+)\] is (?:equal to )?(?:the character )?['\"](.)['\"]", line)
+    if m and m.group(1) in params:
+        name, k, ch = m.group(1), int(m.group(2)), m.group(3)
+        return lambda args: not isinstance(args.get(name), str) or (len(args[name]) > k and args[name][k] == ch)
+    m = re.search(r"(?i)\bsum of (?:all )?(?:the )?(?:elements of |values of |values in )?([A-Za-z_]\w*) is (divisible by|equal to) "
+                  r"([A-Za-z_]\w*|\d{1,2})\b", line)
+    if m and m.group(1) in params and (m.group(3).isdigit() or terms.known(m.group(3))):
+        name, how, other = m.group(1), m.group(2).lower(), m.group(3)
+
+        def sum_holds(args: dict[str, Any]) -> bool:
+            total, by = sum(_flat(args.get(name))), terms.values(other, args)[0]
+            return total % by == 0 if how.startswith("divisible") else total == by
+        return sum_holds
+    m = re.fullmatch(r"(?i)([A-Za-z_]\w*)(?:,? and |, )([A-Za-z_]\w*) are prime(?: numbers)?\.?|([A-Za-z_]\w*) is (?:a )?prime(?: number)?\.?", line)
+    if m:
+        names = [g for g in m.groups() if g]
+        if names and all(n in params for n in names):
+            return lambda args: all(_prime(args.get(n)) for n in names)
+    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[i\] (?:is|==) (\d{1,2})\b", line)  # "For all i grid[i][i] is 0."
+    if m and m.group(1) in params:
+        name, value = m.group(1), int(m.group(2))
+        return lambda args: not _matrix(args.get(name)) or all(len(r) <= i or r[i] == value for i, r in enumerate(args[name]))
+    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[j\] (?:!=|≠) \1\[j\]\[i\]", line)  # "... that i != j, grid[i][j] != grid[j][i]."
+    if m and m.group(1) in params and re.search(r"\bi (?:!=|≠) j\b", line):
+        name = m.group(1)
+
+        def antisymmetric(args: dict[str, Any]) -> bool:
+            grid = args.get(name)
+            if not _matrix(grid) or any(len(r) != len(grid) for r in grid):
+                return True  # not square: the size checks' business
+            return all(grid[i][j] != grid[j][i] for i in range(len(grid)) for j in range(i + 1, len(grid)))
+        return antisymmetric
+    m = re.search(r"(?i)\btwo distinct [\w ]{0,20}?\b([A-Za-z_]\w*) and ([A-Za-z_]\w*)\b", line)
+    if m and m.group(1) in params and m.group(2) in params:
+        a, b = m.group(1), m.group(2)
+        return lambda args: args.get(a) != args.get(b)
+    return None
+
+
+def _matrix(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(r, list) for r in value)
+
+
+def _prime(value: Any) -> bool:
+    if not isinstance(value, int) or isinstance(value, bool) or value > 10**12:
+        return True  # not a number this check reads
+    return value >= 2 and all(value % d for d in range(2, int(value**0.5) + 1))
+
+
+def _flat(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat(v)]
+    return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+
+
+def relations(statement: str, params: list[str]) -> list[tuple[str, Check]]:
+    """``(the constraint's text, its check)`` for each relation among the arguments the
+    Constraints section states (an empty list where it states none this reader can read)."""
+    try:
+        lines = _section(statement)
+        elements = _elements(statement)
+        aliases: dict[str, str] = {}
+        for name, length in re.findall(r"\b([A-Za-z_]\w*) of (?:length|size) ([A-Za-z_]\w*)\b(?!\s*[-+*]|\s+and\b)", statement or ""):
+            if length not in params and name in params:  # "an array nums of length n"
+                aliases.setdefault(length, f"{name}.length")
+        for line in lines:  # "n == nums.length": n names the length, where n is no argument
+            for name, term in re.findall(r"\b([A-Za-z_]\w*)\s*==\s*([A-Za-z_]\w*(?:\[i\])?\.length(?:\s*[-+]\s*\d)?)", line):
+                if name not in params and name not in elements and term.split(".")[0].split("[")[0] in params:
+                    aliases.setdefault(name, term)
+        terms = _Terms(params, elements, aliases)
+        out = []
+        prose = [m.group(0) for m in re.finditer(r"(?i)\btwo distinct [^.\n]{0,60}", statement or "")]
+        for line in lines + prose:
+            check = _sentence(line, params, terms)
+            if check is not None:
+                out.append((line, check))
+                continue
+            if re.search(r"(?i)\bfor\b|\bif\b|\bexcept\b", line):
+                continue  # a condition on which elements: not read
+            pieces = line.split(",")
+            if len(pieces) < 2 or not all(set(_CMP.findall(p)) == {"=="} for p in pieces):
+                pieces = [line]  # "0 <= ui, vi < n" is one chain (both in range); "a == b, c == d" two
+            for piece in pieces:
+                check = _chain(piece, terms) if _CMP.search(piece) else None
+                if check is not None:
+                    out.append((piece, check))
+        return out
+    except (re.error, RecursionError):
+        return []

@@ -1,0 +1,506 @@
+"""Input validators: a generated input reaches the oracle only when the statement allows it.
+
+Why: a reference answers any input, also one its statement rules out (a line of 0s and 1s of
+any length where each line holds exactly seven; ``l = 8910`` where ``1 ≤ l ≤ 100``; a "tree" with
+a repeated edge; a string of the digits 0–9 where it holds only 1, 2 and 3). A correct program
+that trusts the statement fails such a test, and in RL that is a reward of 0 for a right answer.
+After CodeContests+ and Klear-CodeTest (a generator and a validator per problem), every input is
+checked by a validator derived from two readings of the problem, independently of how the
+input was made:
+
+- **the statement** (:mod:`pipeline.testgen.input_section`, :mod:`pipeline.testgen.constraints`):
+  how many tokens each line holds (``n`` then ``n`` integers), the stated range of each named
+  value, a string's stated length and alphabet, the test-case count and "the sum of n over all
+  test cases", and what the section guarantees (distinct, a permutation, sorted, a tree, a
+  connected graph, a regular bracket sequence);
+- **what every example shares** (the grammar :mod:`pipeline.testgen.stdin_inputs` infers, the one
+  profile the generator reads too): the line structure, fixed string lengths, character sets and
+  categories, the relations every example keeps (distinct, permutation, sorted, ``l ≤ r``), and
+  edge lists that are trees, simple or connected graphs.
+
+Where the statement states a constraint, the statement wins; where neither says, an input stays
+inside what the examples show (a value in the examples' range, a size as the generator scales
+it). A statement reading that an example breaks is a misreading and is not used. Call inputs
+keep the bounds the statement states per argument and, where it states none, the examples'
+envelope (:mod:`pipeline.testgen.envelope`). Each refusal has a reason, counted per problem in
+the ``inputs_invalid`` column.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import Any
+
+from pipeline.testgen import constraints as cx
+from pipeline.testgen.input_section import Invalid as _Invalid
+from pipeline.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
+from pipeline.testgen.input_section import lookup as env_lookup
+
+__all__ = ["CallValidator", "StdinValidator", "refuse"]
+
+_INT = re.compile(r"[+-]?\d+")
+_NUM = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_BRACKETS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for ch in text:
+        if ch in "([{<":
+            stack.append(ch)
+        elif ch in _BRACKETS:
+            if not stack or stack.pop() != _BRACKETS[ch]:
+                return False
+    return not stack
+
+
+def _number(tok: str) -> float | None:
+    if len(tok) > 300:  # a digit string, not a number to compare
+        return None
+    if _INT.fullmatch(tok):
+        return int(tok)
+    if _NUM.fullmatch(tok):
+        return float(tok)
+    return None
+
+
+# ----------------------------------------------------------------------------- the statement
+def _numbers(toks: list[str]) -> list[float] | None:
+    """The tokens as numbers (None where one is not a number)."""
+    try:
+        return [int(t) for t in toks]
+    except ValueError:
+        pass
+    values = [_number(t) for t in toks]
+    return None if any(v is None for v in values) else values
+
+
+def _outside(values: list[float], lo: float | None, hi: float | None) -> float | None:
+    """A value outside ``[lo, hi]`` (None: all inside)."""
+    if values and lo is not None and min(values) < lo:
+        return min(values)
+    if values and hi is not None and max(values) > hi:
+        return max(values)
+    return None
+
+
+class _Spans:
+    """Per row, the column spans some statement fact covers (where the examples' own reading of
+    those tokens does not apply)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, list[tuple[int, int]]] = {}
+
+    def add(self, row: int, start: int, end: int) -> None:
+        self.rows.setdefault(row, []).append((start, end))
+
+    def covers(self, row: int, start: int, end: int | None = None) -> bool:
+        end = start + 1 if end is None else end
+        return any(a <= start and end <= b for a, b in self.rows.get(row, ()))
+
+
+class _StatementRules:
+    """What the statement says, kept only where every example agrees with it."""
+
+    def __init__(self, statement: str, examples: list[str]) -> None:
+        self.layout = read_layout(statement)
+        self.bounds = cx.parse_constraints(statement) if statement else []
+        self.sums = sum_bounds(statement) if statement else {}
+        self.promised = guarantees(statement) if statement else {}
+        self.statement = statement
+        self._memo: dict[tuple[str, int], Any] = {}
+        self.dropped: set[tuple[str, str]] = set()  # (rule, name) an example breaks
+        if self.layout.items:
+            try:
+                reads = [walk(self.layout, rows_of(t)) for t in examples]
+            except _Invalid:
+                self.layout = Layout()  # the layout misreads the section: not used at all
+                reads = []
+            for read in reads:
+                for rule, name, _ in self._broken(read):
+                    self.dropped.add((rule, name))
+
+    def _cached(self, what: str, f: Any, compute: Any) -> Any:
+        key = (what, id(f))
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def _value_bound(self, f) -> Any:
+        if not f.name:
+            return None
+        return self._cached("value", f, lambda: cx.value_bound(self.bounds, f.name) if f.count is not None else (
+            cx.lookup(self.bounds, f.name) or cx.value_bound(self.bounds, f.name)))
+
+    def _size_bound(self, f) -> Any:
+        return self._cached("size", f, lambda: cx.size_bound(self.bounds, f.name) if f.name else None)
+
+    def alphabet(self, f) -> str | None:
+        if f.alphabet:
+            return f.alphabet
+        return self._cached("alphabet", f, lambda: cx.alphabet(self.statement, f.name) if f.name and self.statement else None)
+
+    def _broken(self, read: Read) -> list[tuple[str, str, str]]:
+        """Every (rule, name, what) this walk breaks."""
+        out = []
+        by_case: dict[tuple[int, str], list[float] | None] = {}
+        for f, toks, case, _, length in read.tokens:
+            name = f.name or ""
+            values = _numbers(toks) if f.kind != "str" else None
+            b = self._value_bound(f)
+            if b is not None and values is not None:
+                bad = _outside(values, b.lo, b.hi)
+                if bad is not None:
+                    out.append(("value_range", name, f"{name}={bad} outside [{b.lo}, {b.hi}]"))
+            if f.kind in ("str", "chars") or (f.kind == "any" and values is None):
+                out += self._strings(f, toks, length)
+            if name:
+                have = by_case.setdefault((case, name), [])
+                by_case[(case, name)] = None if have is None or values is None else have + values
+        for name, total in self.sums.items():
+            values = [v for (_, n), vs in by_case.items() if vs and env_lookup({n: 0}, name) is not None for v in vs]
+            if values and sum(values) > total:
+                out.append(("sum_bound", name, f"sum of {name} {sum(values)} > {total}"))
+        for (_, name), values in by_case.items():
+            if values is None or len(values) < 2:
+                continue
+            if name in self.promised.get("distinct", ()) and len(set(values)) != len(values):
+                out.append(("distinct", name, f"{name} repeats a value"))
+            if name in self.promised.get("permutation", ()) and sorted(values) not in (list(range(1, len(values) + 1)),
+                                                                                      list(range(len(values)))):
+                out.append(("permutation", name, f"{name} is no permutation"))
+            if name in self.promised.get("strict", ()) and any(a >= b for a, b in zip(values, values[1:])):
+                out.append(("sorted", name, f"{name} not increasing"))
+            if name in self.promised.get("sorted", ()) and any(a > b for a, b in zip(values, values[1:])):
+                out.append(("sorted", name, f"{name} not sorted"))
+        return out
+
+    def _strings(self, f: Any, toks: list[str], length: int | None) -> list[tuple[str, str, str]]:
+        name, out = f.name or "", []
+        lengths = {len(t) for t in toks}
+        if length is not None and lengths != {length}:
+            out.append(("length", name, f"{name or 'string'} of length {max(lengths)}, stated {length}"))
+        size = self._size_bound(f)
+        if size is not None and _outside(list(lengths), size.lo, size.hi) is not None:
+            out.append(("length", name, f"|{name}| outside [{size.lo}, {size.hi}]"))
+        chars = self.alphabet(f)
+        used = set().union(*toks) if toks else set()
+        if chars and not used <= set(chars):
+            out.append(("alphabet", name, f"{name or 'string'} holds {''.join(sorted(used - set(chars)))[:10]!r}, outside {chars!r}"))
+        if self.promised.get("brackets") and used <= set("()[]{}<>") and not all(map(_balanced, toks)):
+            out.append(("brackets", name, "an unbalanced bracket sequence"))
+        return out
+
+    def check(self, rows: list[list[str]]) -> Read | None:
+        """The walk of an input (None: no layout); raises :class:`_Invalid` with the first rule it breaks."""
+        if not self.layout.items:
+            return None
+        read = walk(self.layout, rows)
+        for rule, name, what in self._broken(read):
+            if (rule, name) not in self.dropped:
+                raise _Invalid(rule, what)
+        return read
+
+    def stated(self, read: Read | None) -> tuple[_Spans, _Spans, _Spans]:
+        """Where the statement states a value range, a length, an alphabet (the examples' own
+        reading of those tokens does not apply: the statement wins)."""
+        ranges, lengths, alphabets = _Spans(), _Spans(), _Spans()
+        for f, toks, _, (row, col), length in (read.tokens if read else []):
+            name, end = f.name or "", col + len(toks)
+            if (self._value_bound(f) is not None and ("value_range", name) not in self.dropped) or f.kind in ("str", "chars"):
+                ranges.add(row, col, end)  # stated, or a string: the grammar's reading of it as a number does not apply
+            if (length is not None or self._size_bound(f)) and ("length", name) not in self.dropped:
+                lengths.add(row, col, end)
+            if self.alphabet(f) and ("alphabet", name) not in self.dropped:
+                alphabets.add(row, col, end)
+        return ranges, lengths, alphabets
+
+
+# ----------------------------------------------------------------------------- what the examples share
+def _alphabet_seen(toks: list[str], statement: str) -> str:
+    """The characters the examples show, each class they use widened to the whole class where it is
+    more than a coincidence (three letters of a case, three digits, or the statement naming the
+    case); other characters as they are (``.#``, ``->``); 0 and 1 alone stay bits."""
+    chars = set("".join(toks))
+    out = set(chars)
+    for cls, words in ((string.ascii_lowercase, r"lower[\s-]*case|small\s+(?:english\s+|latin\s+)?letters"),
+                       (string.ascii_uppercase, r"upper[\s-]*case|capital")):
+        mine = chars & set(cls)
+        if len(mine) >= 3 or (mine and re.search(rf"(?i){words}", statement)):
+            out |= set(cls)
+    digits = chars & set(string.digits)
+    if len(digits) >= 3 and not digits <= {"0", "1"}:
+        out |= set(string.digits)
+    return "".join(sorted(out))
+
+
+class _ExampleRules:
+    """What every example shares, read from the grammar's parse of them."""
+
+    def __init__(self, g: Any, statement: str, promised: dict) -> None:
+        self.g, self.statement, self.promised = g, statement, promised
+        # edge lists are checked where the statement speaks of a graph: pairs of numbers are not always edges
+        self.graph = bool(promised.get("tree") or promised.get("connected") or promised.get("simple") or re.search(
+            r"(?i)\b(?:edges?|vertex|vertices|graph|tree|roads?)\b", input_section(statement)))
+        self.seen: dict[int, list[str]] = {}
+        for text in g.examples:
+            parsed = g.parse_tree(text)
+            if parsed is not None:
+                self._visit(parsed, None)
+        self._ranges: dict[int, tuple[float | None, float | None]] = {}
+        strings = {sid: ts for sid, ts in self.seen.items() if g.scalars[sid].kind == "str"}
+        # a fixed length: lines of one input that all hold as many characters (rows, schedules), in every example
+        self.fixed_len = {sid: s.fixed for sid, s in g.scalars.items() if s.kind == "str" and s.fixed}
+        self.alphabets = {sid: set(_alphabet_seen(ts, statement)) for sid, ts in strings.items()}
+        self.balanced = {sid for sid, ts in strings.items() if all(set(t) <= set("()[]{}<>") and _balanced(t) for t in ts)
+                         and (promised.get("brackets") or len(ts) >= 2)}
+
+    def _visit(self, parsed: tuple[list, list], check: Any) -> None:
+        rows, tree = parsed
+        where = {id(r): i for i, r in enumerate(rows)}
+        sums: Counter = Counter()
+        self._seq(self.g.elems, tree, {}, where, check, sums)
+        if check is not None:
+            for sid, bound in self.g.sum_bounds.items():
+                if sums[sid] > bound:
+                    raise _Invalid("sum_bound", f"the sum of {self.g.names.get(sid, 'n')} over the test cases exceeds {bound}")
+
+    def _seq(self, elems: list, nodes: list, env: dict, where: dict, check: Any, sums: Counter) -> None:
+        from pipeline.testgen.stdin_inputs import Line
+
+        for e, node in zip(elems, nodes):
+            if isinstance(e, Line):
+                self._line(e, node, env, where.get(id(node), -1), check, sums)
+                continue
+            if check is not None and e.edges is not None and self.graph:
+                self._edges(e, node, env)
+            for it in node:
+                self._seq(e.body, it, dict(env), where, check, sums)
+
+    def _line(self, e: Any, toks: list[str], env: dict, row: int, check: Any, sums: Counter) -> None:
+        """The line's runs of tokens, scalar by scalar: the prefix one by one, the list at once."""
+        if e.switch is not None:
+            shape = e.switch.get(toks[0]) if toks else None
+            if shape is None:
+                return  # a query type no example shows: the statement may allow it
+            runs = [(e.prefix[0], toks[:1], 0)] + [(s, [t], j + 1) for j, (s, t) in enumerate(zip(shape, toks[1:]))]
+        else:
+            p = len(e.prefix)
+            runs = [(s, [t], j) for j, (s, t) in enumerate(zip(e.prefix, toks))]
+            if e.vec is not None and len(toks) > p:
+                runs.append((e.vec, toks[p:], p))
+        for s, run, col in runs:
+            if check is None:
+                self.seen.setdefault(s.sid, []).extend(run)
+            else:
+                self._run(s, run, row, col, check, env)
+            if s.var and len(run[0]) <= 18 and _INT.fullmatch(run[0]):
+                env[s.sid] = int(run[0])
+            if s.sid in self.g.sum_bounds:
+                sums[s.sid] += sum(v for v in (_numbers(run) or []) if isinstance(v, int))
+        if check is not None and e.vec is not None and (e.vec.vprops or {}).get("long") and e.vec.vprops.get("perm"):
+            values = _numbers(toks[len(e.prefix):])
+            if values and len(values) >= 2 and sorted(values) not in (list(range(1, len(values) + 1)), list(range(len(values)))):
+                raise _Invalid("permutation", "every example's list is a permutation")
+
+    def _run(self, s: Any, run: list[str], row: int, col: int, check: Any, env: dict) -> None:
+        ranges, lengths, alphabets = check
+        end = col + len(run)
+        if s.kind in ("int", "float"):
+            values = _numbers(run)
+            if values is None or (s.kind == "int" and not all(isinstance(v, int) for v in values)):
+                if not ranges.covers(row, col, end):
+                    raise _Invalid("token_kind", f"{run[0][:20]!r} where every example holds a number")
+                return
+            if ranges.covers(row, col, end) or (s.vprops or {}).get("perm"):
+                return  # stated; or a permutation, whose values its length decides
+            lo, hi = self._range(s)
+            if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
+                hi = max(hi, env[s.rel_var])  # never above an earlier value (a node id, at most n)
+            bad = _outside(values, lo, hi)
+            if bad is not None:
+                raise _Invalid("value_range" if s.bounded else "outside_examples",
+                               f"{self.g.names.get(s.sid, 'value')}={bad} outside [{lo}, {hi}] on line {row + 1}")
+            return
+        if s.cats and not alphabets.covers(row, col, end) and not set(run) <= set(s.cats):
+            raise _Invalid("category", f"{sorted(set(run) - set(s.cats))[0][:20]!r} is none of {s.cats}")
+        fixed = self.fixed_len.get(s.sid)
+        if fixed and not lengths.covers(row, col, end) and {len(t) for t in run} != {fixed}:
+            raise _Invalid("length", f"a line of other than {fixed} characters, the length of every example's")
+        chars = self.alphabets.get(s.sid)
+        if chars and not alphabets.covers(row, col, end):
+            extra = set().union(*run) - chars
+            if extra:
+                raise _Invalid("alphabet", f"{''.join(sorted(extra))[:10]!r} outside {''.join(sorted(chars))!r}")
+        if s.sid in self.balanced and not all(map(_balanced, run)):
+            raise _Invalid("brackets", "an unbalanced bracket sequence where every example's is balanced")
+
+    def _range(self, s: Any) -> tuple[float | None, float | None]:
+        """Stated ends where the grammar mapped a bound; else the examples' envelope, as far as the
+        generator scales it."""
+        if s.sid not in self._ranges:
+            values = _numbers([t for t in self.seen.get(s.sid, []) if _number(t) is not None]) or []
+            omin, omax = (min(values), max(values)) if values else (s.lo, s.hi)
+            self._ranges[s.sid] = (s.lo, s.stated_hi) if s.bounded else (min(s.lo, omin), max(s.hi, omax))
+        return self._ranges[s.sid]
+
+    def _edges(self, rep: Any, iterations: list, env: dict) -> None:
+        info = rep.edges
+        n = env.get(info["nv"])
+        if n is None:
+            return
+        base = info["base"]
+        edges = []
+        for it in iterations:
+            row = it[0] if it else []
+            if len(row) < 2 or not all(len(x) <= 18 and _INT.fullmatch(x) for x in row[:2]):
+                return
+            edges.append((int(row[0]), int(row[1])))
+        # the examples' facts where the statement backs them: a tree in every example of a statement
+        # that promises a tree or a connected graph; simple or connected where it says so
+        tree = (info["tree"] and (self.promised.get("tree") or self.promised.get("connected"))) or \
+            (self.promised.get("tree") and len(edges) == n - 1)
+        simple = tree or (info["simple"] and self.promised.get("simple"))
+        connected = tree or (info["connected"] and self.promised.get("connected"))
+        if not (tree or simple or connected):
+            return
+        if any(not (base <= a < base + n and base <= b < base + n) for a, b in edges):
+            raise _Invalid("graph", "a node outside 1..n")
+        pairs = [tuple(sorted(e)) for e in edges]
+        if simple and (any(a == b for a, b in edges) or len(set(pairs)) != len(pairs)):
+            raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
+        if tree and len(edges) != n - 1:
+            raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
+        if connected:
+            parent = list(range(n))
+
+            def find(x: int) -> int:
+                while parent[x] != x:
+                    parent[x] = parent[parent[x]]
+                    x = parent[x]
+                return x
+
+            for a, b in edges:
+                parent[find(a - base)] = find(b - base)
+            if len({find(x) for x in range(n)}) != 1:
+                raise _Invalid("tree" if tree else "graph", "not connected")
+
+    def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans]) -> None:
+        parsed = self.g.parse_tree(text)
+        if parsed is not None:  # a text the grammar does not parse: the grammar may be what is wrong
+            self._visit(parsed, stated)
+
+
+class StdinValidator:
+    """Whether a ``stdin`` input is one the problem allows: :meth:`reason` is None, or why not."""
+
+    def __init__(self, grammar: Any, statement: str = "", examples: list[str] | None = None) -> None:
+        texts = list(examples if examples is not None else (grammar.examples if grammar is not None else []))
+        self.statement = _StatementRules(statement or "", texts)
+        self.examples = _ExampleRules(grammar, statement or "", self.statement.promised) if grammar is not None else None
+
+    def reason(self, text: str) -> str | None:
+        why = self.explain(text)
+        return None if why is None else why.split(":", 1)[0]
+
+    def explain(self, text: str) -> str | None:
+        """``reason: what`` (``value_range: l=8910 outside [1, 100]``), or None where the input is valid."""
+        try:
+            read = self.statement.check(rows_of(text))
+            if self.examples is not None:
+                self.examples.check(text, self.statement.stated(read))
+        except _Invalid as why:
+            return ": ".join(str(a) for a in why.args)
+        except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input, never the problem
+            return f"validator_error: {type(exc).__name__}: {exc}"[:200]
+        return None
+
+
+# ----------------------------------------------------------------------------- call inputs
+def _leaves(value: Any, depth: int = 0):
+    if depth > 6:
+        return
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield value
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            yield from _leaves(v, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v, depth + 1)
+
+
+class CallValidator:
+    """Whether a call's arguments are ones the problem allows: each argument's stated element
+    range, size and alphabet, and the relations the Constraints section states among them
+    (:mod:`pipeline.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
+    statement states nothing, the examples' envelope."""
+
+    def __init__(self, examples: list[tuple[tuple, dict]], statement: str = "", params: list[str] | None = None) -> None:
+        from pipeline.testgen.envelope import Envelope
+
+        self.bounds = cx.parse_constraints(statement) if statement else []
+        self.envelope = None if self.bounds else Envelope(examples)
+        self.statement = statement or ""
+        self.params = list(params or [])
+        self.rules: dict[int, tuple[Any, Any, str | None]] = {}
+        for i, name in enumerate(self.params):
+            rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
+            if any(rule) and all(self._fits(rule, args[i]) is None for args, _ in examples if i < len(args)):
+                self.rules[i] = rule  # a bound an example breaks is a misreading
+        from pipeline.testgen.call_constraints import relations
+
+        self.relations = [(text, check) for text, check in relations(self.statement, self.params)
+                          if all(self._holds(check, args, kwargs) for args, kwargs in examples)]
+
+    @staticmethod
+    def _fits(rule: tuple, value: Any) -> str | None:
+        vb, sb, chars = rule
+        if vb is not None:
+            for v in _leaves(value):
+                if (vb.lo is not None and v < vb.lo) or (vb.hi is not None and v > vb.hi):
+                    return "value_range"
+        if sb is not None and isinstance(value, (str, list, tuple)) and (
+                (sb.lo is not None and len(value) < sb.lo) or (sb.hi is not None and len(value) > sb.hi)):
+            return "length"
+        if chars and isinstance(value, str) and not set(value) <= set(chars):
+            return "alphabet"
+        return None
+
+    def _holds(self, check: Any, args: tuple, kwargs: dict) -> bool:
+        try:
+            return bool(check({**dict(zip(self.params, args)), **kwargs}))
+        except Exception:  # noqa: BLE001 - a check that cannot read these arguments says nothing
+            return True
+
+    def reason(self, args: tuple, kwargs: dict) -> str | None:
+        try:
+            for i, rule in self.rules.items():
+                if i < len(args):
+                    why = self._fits(rule, args[i])
+                    if why:
+                        return why
+            if any(not self._holds(check, args, kwargs) for _, check in self.relations):
+                return "relation"
+            if self.envelope is not None and not self.envelope.admits(args, kwargs):
+                return "outside_examples"
+        except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input
+            return f"validator_error:{type(exc).__name__}"
+        return None
+
+
+def refuse(inputs: list, labels: list[str], reason: Any) -> tuple[list, list[str], Counter]:
+    """The inputs ``reason`` (a validator's) accepts, their labels, and the refusals per reason."""
+    kept, kept_labels, refused = [], [], Counter()
+    for value, label in zip(inputs, labels):
+        why = reason(*value) if isinstance(value, tuple) else reason(value)
+        if why is None:
+            kept.append(value)
+            kept_labels.append(label)
+        else:
+            refused[why] += 1
+    return kept, kept_labels, refused

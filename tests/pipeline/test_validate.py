@@ -1,0 +1,148 @@
+"""Input validators and witnesses (``pipeline.testgen.validate``, ``input_section``,
+``witnesses``) on real records: the inputs issue 33's run released are refused, every official
+APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
+passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+
+import pytest
+
+from evaluator import evaluate
+from pipeline.paths import shared_data_dir
+from pipeline.process import process_rows
+from pipeline.samplers import Completion
+from pipeline.samplers.base import Sampler
+from pipeline.sources import collect, default_specs
+from pipeline.testgen.generate import TestGenConfig
+from pipeline.testgen.input_section import guarantees, read_layout
+from pipeline.testgen.public import statement_text
+from pipeline.testgen.report import funnel_by_source, funnel_markdown
+from pipeline.testgen.stdin_inputs import infer
+from pipeline.testgen.validate import CallValidator, StdinValidator
+from pipeline.verify import VerifyConfig, verify_rows
+
+
+@pytest.fixture(scope="module")
+def apps() -> dict[str, dict]:
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    return {str(r["source_id"]): r for r in process_rows(collect(default_specs()["apps"]).kept).kept}
+
+
+def _samples(row: dict) -> dict:
+    """The row cut to the cases its statement prints, as the issue's run dropped them."""
+    return {**row, "tests": dataclasses.replace(row["tests"], cases=[c for c in row["tests"].cases if c.public])}
+
+
+def _validator(row: dict) -> StdinValidator:
+    examples = [c.input for c in row["tests"].cases if c.public]
+    statement = statement_text(row)
+    return StdinValidator(infer(examples, statement), statement, examples)
+
+
+def test_the_input_section_is_read_line_by_line(apps):
+    layout = read_layout(apps["2087"]["statement"])
+    assert [f.name for f in layout.items[0]] == ["n", "l", "r", "Q_l", "Q_r"]
+    assert (layout.items[1][0].name, layout.items[1][0].count) == ("w", "n") and layout.complete
+    cases = read_layout(apps["2183"]["statement"]).items[1]  # "The first line of each test case contains ..."
+    assert cases.cases and cases.count == "t" and [line[0].name for line in cases.body] == ["x", "s"]
+    assert cases.body[1][0].kind == "str"
+    assert guarantees(apps["2199"]["statement"]).get("connected")  # "from any city, you can reach any other"
+
+
+@pytest.mark.parametrize("pid, text, reason", [
+    ("2087", "1 8910 9617 32 2426\n42 3 154\n", "line_tokens"),  # n = 1, then three weights
+    ("2087", "3 8910 9617 32 2426\n42 3 154\n", "value_range"),  # 1 <= l <= 100
+    ("2133", "2\n0101010111\n1010101\n", "length"),  # "7 zeroes and ones"
+    ("2133", "1\n0121010\n", "alphabet"),
+    ("2183", "1\n43\n91103982\n", "alphabet"),  # s holds only "1", "2" and "3"
+    ("2199", "4 1\n1 2\n1 2\n2 4\n", "tree"),  # n - 1 edges, one repeated: not a tree
+])
+def test_inputs_the_statement_rules_out_are_refused_and_every_official_test_accepted(apps, pid, text, reason):
+    validator = _validator(apps[pid])
+    assert validator.reason(text) == reason, validator.explain(text)
+    assert [c.input[:40] for c in apps[pid]["tests"].cases if validator.reason(c.input)] == []
+
+
+def test_call_inputs_keep_the_stated_bounds():
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    spec = default_specs()["leetcode"]
+    spec = dataclasses.replace(spec, data_files=tuple(f for f in spec.data_files if "test" in f))
+    rows = {r["source_id"]: r for r in process_rows(collect(spec).kept).kept}
+    row = rows["minimum-sum-of-mountain-triplets-i"]
+    examples = [(tuple(json.loads(c.input)), {}) for c in row["tests"].cases]  # 3 <= nums.length <= 50, 1 <= nums[i] <= 50
+    validator = CallValidator(examples, statement_text(row), ["nums"])
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+    assert validator.reason(([1, 2, 51],), {}) == "value_range"
+    assert validator.reason(([1] * 51,), {}) == "length"
+    assert CallValidator(examples, "", ["nums"]).reason(([-1, 2],), {}) == "outside_examples"  # nothing stated
+    champion = rows["find-champion-i"]  # "For all i grid[i][i] is 0", "... i != j, grid[i][j] != grid[j][i]"
+    examples = [(tuple(json.loads(c.input)), {}) for c in champion["tests"].cases]
+    validator = CallValidator(examples, statement_text(champion), ["grid"])
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+    assert validator.reason(([[1, 1], [1, 1]],), {}) == "relation"  # the input the released tests failed kamyu104's solution on
+    assert validator.reason(([[0, 1], [1, 0]],), {}) == "relation"
+    assert validator.reason(([[0, 1, 1], [0, 0, 1], [0, 0, 0]],), {}) is None
+
+
+class Scripted(Sampler):
+    """A model that answers every prompt with the same program."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @property
+    def model_id(self) -> str:
+        return "scripted"
+
+    def generate(self, prompts, n=1, temperature=1.0, max_tokens=256, seed=0):
+        return [[Completion(self.text, None, 1, "stop")] * n for _ in prompts]
+
+
+def _labelled(program_id: str) -> str:
+    with gzip.open(shared_data_dir() / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
+        return next(rec["code"] for rec in map(json.loads, fh) if rec["id"] == program_id)
+
+
+def test_witnesses_vouch_for_answers_and_a_lone_wrong_reference_is_caught(apps):
+    """HumanEval/111's lone reference is a model-written program that passes the base tests but
+    breaks ties wrongly (MapCoder's, labelled wrong by the extended tests): on its own, its answers
+    fail the canonical solution. With the canonical solution as the model's brute force (a second
+    witness, scripted here), the answers they disagree on are dropped and the canonical solution
+    passes every kept test. APPS 2199 (TACO's solution as its one reference) gets the same
+    "brute force", which fails its own tests (untrusted): with single-witness tests dropped it
+    keeps none."""
+    humaneval = {r["source_id"]: r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept}["HumanEval/111"]
+    right = humaneval["solutions"][0]
+    wrong = _labelled("mapcoder:Ablation:ChatGPT-MapCoder-3-3-Human-Python3-0-1:HumanEval/111")
+    assert evaluate(wrong, humaneval["tests"]).passed  # what Verify asks of a reference
+    taco = next(r for r in process_rows(collect(default_specs()["taco"]).kept).kept if r["source_id"] == "38")
+    assert taco["statement"][:200] == apps["2199"]["statement"][:200]  # the same problem
+    lone = {**humaneval, "solutions": [wrong]}
+    one = {**_samples(apps["2199"]), "solutions": taco["solutions"][:1]}
+
+    def verify(brute: bool, single_witness: str) -> dict[str, dict]:
+        config = VerifyConfig(workers=2, weak_tests="mark", generation=TestGenConfig(
+            cache=False, inputs=16, max_tests=8, mutants=1, model_brute_force=brute, single_witness=single_witness,
+            tests_only_in_statement="mark"))
+        sampler = Scripted(f"```python\n{right}\n```") if brute else None
+        return {r["source_id"]: r for r in verify_rows([lone] + ([one] if brute else []), config, sampler=sampler).kept}
+
+    alone = verify(False, "keep")["HumanEval/111"]
+    assert alone["oracle_witnesses"] == 1 and alone["single_witness_tests"] == alone["generated_tests"] > 0
+    assert not evaluate(right, alone["tests"]).passed  # the lone wrong reference's answers fail a correct program
+    kept = verify(True, "drop")
+    checked, untrusted = kept["HumanEval/111"], kept["2199"]
+    assert checked["oracle_witnesses"] == 2 and checked["generated_tests"] > 0 and checked["single_witness_tests"] == 0
+    assert checked["oracle_suspects"] > 0  # the answers the brute force disagrees with
+    assert evaluate(right, checked["tests"]).passed  # every kept answer, the brute force's too
+    assert untrusted["oracle_witnesses"] == 1 and untrusted["generated_tests"] == 0
+    cards = funnel_by_source([checked, untrusted])
+    assert cards["humaneval"]["problems_two_witnesses"] == 1 and cards["apps"]["problems_one_witness"] == 1
+    assert cards["humaneval"]["single_witness_tests"] == 0 == cards["apps"]["single_witness_tests"]
+    assert "tests on one witness only" in funnel_markdown(cards)
