@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_evaluator.py [--sets humaneval,mbpp,leetcode,taco] [--limit N] [--workers N]
     .venv/bin/python benchmarks/bench_evaluator.py --backend ray [--ray-address HOST:PORT] [--batch-size N]
     .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N]
+    .venv/bin/python benchmarks/bench_evaluator.py --baseline-tree /tmp/base [--rounds N] [--limit N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
@@ -22,6 +23,9 @@ namespaces made once per worker slot would cost instead.
 pick instead (:mod:`benchmarks.peers`: LiveCodeBench's, rLLM/DeepCoder's and verl's ``prime_code``), and
 prints each one's false negatives and false positives against the labels and its wall time, on the mixed
 set every peer can run and on all it can run; then where our time went.
+``--baseline-tree PATH`` compares the call-cost and assert tables of another checkout (an older
+commit: ``git worktree add /tmp/base <commit>``) with this one's, in the same run: each table runs
+in a process per tree, the trees in turns, ``--rounds`` times, and each figure is the best.
 ``--backend ray`` compares the local pool with the Ray backend (one actor on a one-node cluster of
 this machine, or an existing cluster) on the same jobs: executions/s, and the dispatch cost per
 program, which must stay small next to a program's sandboxed run.
@@ -30,6 +34,7 @@ program, which must stay small next to a program's sandboxed run.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -39,7 +44,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# --tree PATH: this script's tables run on that checkout's evaluator (see --baseline-tree)
+_TREE = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--tree"), None)
+sys.path.insert(0, _TREE or str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.eval_sets import load, test_count  # noqa: E402
 from evaluator import Limits, evaluate, evaluate_many  # noqa: E402
@@ -311,14 +318,18 @@ def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
     return {name: items[:limit] if limit else items for name, items in out.items()}
 
 
-def assert_table(limit: int | None, workers: int, timeout: float, rounds: int = 2) -> None:
+def assert_table(limit: int | None, workers: int, timeout: float, rounds: int = 2, baseline: bool = True,
+                 quiet: bool = False) -> dict[str, dict]:
     """Before/after for assert blocks: python3 per test; the judge one call at a time; the judge
-    with prefetched calls (:mod:`evaluator.prefetch`); lifted asserts, prefetch where not lifted."""
+    with prefetched calls (:mod:`evaluator.prefetch`); lifted asserts, prefetch where not lifted.
+    Returns each set's seconds by path and its verdicts (``baseline`` False: no python3 column)."""
     from evaluator.lift import lift
 
-    print(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge, one call at a time "
+    rows: dict[str, dict] = {}
+    say = (lambda *a, **k: None) if quiet else print  # quiet: rows only, for --baseline-tree
+    say(f"\nassert blocks ({workers} workers): fresh python3 per test vs the judge, one call at a time "
           "(before), vs the judge with prefetched calls, vs lifted asserts and prefetch (after)")
-    print(f"{'set':<30}{'programs':>9}{'asserts':>8}{'lifted':>7}{'python3 s':>10}{'judge s':>8}{'prefetch s':>11}"
+    say(f"{'set':<30}{'programs':>9}{'asserts':>8}{'lifted':>7}{'python3 s':>10}{'judge s':>8}{'prefetch s':>11}"
           f"{'after s':>8}{'judge x':>8}{'prefetch x':>11}{'after x':>8}{'same verdicts':>14}")
     for name, items in _assert_sets(limit).items():
         if not items:
@@ -332,24 +343,31 @@ def assert_table(limit: int | None, workers: int, timeout: float, rounds: int = 
                 start = time.perf_counter()
                 runs[label] = evaluate_many(_jobs(items), Limits(time_s=timeout), workers=workers, **options)
                 times[label] = min(times.get(label, float("inf")), time.perf_counter() - start)
-        start = time.perf_counter()
-        with ThreadPoolExecutor(workers) as ex:
-            list(ex.map(lambda it: baseline_program(it, timeout), items))
-        t_base = time.perf_counter() - start
+        t_base = float("nan")
+        if baseline:
+            start = time.perf_counter()
+            with ThreadPoolExecutor(workers) as ex:
+                list(ex.map(lambda it: baseline_program(it, timeout), items))
+            t_base = time.perf_counter() - start
         same = sum(a.verdict == b.verdict == c.verdict for a, b, c in zip(runs["judge"], runs["prefetch"], runs["after"]))
-        print(f"{name:<30}{len(items):>9}{asserts:>8.0f}{liftable:>7}{t_base:>10.1f}{times['judge']:>8.1f}"
+        rows[name] = {**times, "programs": len(items), "same": same,
+                      "verdicts": {label: [r.verdict.value for r in res] for label, res in runs.items()}}
+        say(f"{name:<30}{len(items):>9}{asserts:>8.0f}{liftable:>7}{t_base:>10.1f}{times['judge']:>8.1f}"
               f"{times['prefetch']:>11.1f}{times['after']:>8.1f}{t_base / times['judge']:>8.2f}"
               f"{t_base / times['prefetch']:>11.2f}{t_base / times['after']:>8.2f}{f'{same}/{len(items)}':>14}")
+    return rows
 
 
-def call_cost_table(calls: int = 300, rounds: int = 5) -> None:
+def call_cost_table(calls: int = 300, rounds: int = 5) -> dict[str, float]:
     """What one more call of the program costs in an ``assert`` block, by path: (block of ``calls``
-    calls - block of one) / (calls - 1), best of ``rounds``, on one warm worker."""
+    calls - block of one) / (calls - 1), best of ``rounds``, on one warm worker. Returns the
+    microseconds by path, and the pytest block's milliseconds a program."""
     code = "def f(x):\n    return x\n"
     block = lambda n: "".join(f"assert f({i}) == {i}\n" for i in range(n))  # noqa: E731
     paths = {"judge, one call at a time (before)": {"lift_asserts": False, "prefetch_calls": False},
              "judge, prefetched calls": {"lift_asserts": False}, "lifted asserts": {}}
     pool = WorkerPool(1)
+    rows: dict[str, float] = {}
     try:
         print(f"\ncost of one more call in an assert block ({calls} calls vs 1, best of {rounds})")
         for label, options in paths.items():
@@ -361,13 +379,15 @@ def call_cost_table(calls: int = 300, rounds: int = 5) -> None:
                     res = evaluate(code, tests, pool=pool, **options)
                     best[n] = min(best.get(n, float("inf")), time.perf_counter() - start)
                     assert res.passed, res.to_dict()
-            print(f"  {label:<40}{(best[calls] - best[1]) / (calls - 1) * 1e6:>8.1f} us")
-        _pytest_block_row(pool, rounds)
+            rows[label] = (best[calls] - best[1]) / (calls - 1) * 1e6
+            print(f"  {label:<40}{rows[label]:>8.1f} us")
+        rows.update(_pytest_block_row(pool, rounds))
     finally:
         pool.close()
+    return rows
 
 
-def _pytest_block_row(pool: WorkerPool, rounds: int, calls: int = 5, programs: int = 40) -> None:
+def _pytest_block_row(pool: WorkerPool, rounds: int, calls: int = 5, programs: int = 40) -> dict[str, float]:
     """KodCode's shape: a pytest block of a few literal calls, which only the judge runs; ms a
     program, one call at a time vs prefetched (best of ``rounds`` batches of ``programs``)."""
     from pipeline.process.pytest_shim import assert_code_for_pytest
@@ -384,6 +404,8 @@ def _pytest_block_row(pool: WorkerPool, rounds: int, calls: int = 5, programs: i
             best[ahead] = min(best.get(ahead, float("inf")), (time.perf_counter() - start) / programs * 1000)
     print(f"  a pytest block of {calls} calls, ms a program: one call at a time {best[False]:.2f}, "
           f"prefetched {best[True]:.2f}")
+    return {f"pytest block of {calls} calls, one at a time (ms)": best[False],
+            f"pytest block of {calls} calls, prefetched (ms)": best[True]}
 
 
 def ray_table(items: list[dict], workers: int, timeout: float, address: str | None, batch_size: int,
@@ -423,6 +445,57 @@ def ray_table(items: list[dict], workers: int, timeout: float, address: str | No
     ray.shutdown()
 
 
+def _tables_json(limit: int | None, workers: int, timeout: float) -> None:
+    """The call-cost and assert tables' figures as one JSON line (a run for --baseline-tree)."""
+    evaluate_many([("warm", "pass", {"kind": "stdin", "cases": [{"input": "", "output": ""}]})] * workers,
+                  workers=workers)
+    calls = call_cost_table()
+    asserts = assert_table(limit, workers, timeout, rounds=1, baseline=False, quiet=True)
+    print("MC_TABLES " + json.dumps({"calls": calls, "asserts": asserts}))
+
+
+def baseline_tree_table(tree: str, rounds: int, limit: int | None, workers: int, timeout: float) -> None:
+    """This checkout's call-cost and assert tables against ``tree``'s, in turns, best of ``rounds``."""
+    from pipeline.paths import shared_data_dir
+
+    here = str(Path(__file__).resolve().parents[1])
+    best: dict[str, dict] = {"baseline": {}, "this tree": {}}
+    verdicts: dict[str, dict] = {}
+    for r in range(rounds):
+        order = [("baseline", tree), ("this tree", here)]
+        for label, path in order if r % 2 == 0 else order[::-1]:
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--tree", path, "--tables-json",
+                   "--workers", str(workers), "--timeout", str(timeout)] + (["--limit", str(limit)] if limit else [])
+            env = dict(os.environ, PYTHONPATH=path)
+            data = shared_data_dir()
+            if data is not None:  # the other checkout may live where ../shared/data is not
+                env["MICROCODER_SHARED_DATA"] = str(data)
+            # in the tree: `python -m evaluator.worker` finds the package first in the working directory
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=path, timeout=7200)
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MC_TABLES ")), None)
+            if line is None:
+                print(f"{label} ({path}) failed:", proc.stderr[-2000:])
+                return
+            got = json.loads(line[len("MC_TABLES "):])
+            for key, value in got["calls"].items():
+                best[label][key] = min(best[label].get(key, float("inf")), value)
+            for name, row in got["asserts"].items():
+                for key in ("judge", "prefetch", "after"):
+                    slot = f"{name}: {key} s"
+                    best[label][slot] = min(best[label].get(slot, float("inf")), row[key])
+                verdicts.setdefault(name, {})[label] = row["verdicts"]
+            print(f"  round {r + 1}/{rounds}: {label} done", flush=True)
+    print(f"\ncall cost and assert tables, {tree} (baseline) vs this tree, best of {rounds} each, in turns")
+    print(f"  {'figure':<58}{'baseline':>10}{'this tree':>11}{'ratio':>8}")
+    for key, base in best["baseline"].items():
+        new = best["this tree"].get(key, float("nan"))
+        print(f"  {key:<58}{base:>10.2f}{new:>11.2f}{new / base if base else float('nan'):>8.2f}")
+    for name, by_tree in verdicts.items():
+        base, new = by_tree.get("baseline", {}), by_tree.get("this tree", {})
+        differ = sum(a != b for a, b in zip(base.get("after", []), new.get("after", [])))
+        print(f"  {name}: verdicts that differ between the trees (after): {differ}/{len(new.get('after', []))}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="humaneval,mbpp,leetcode,taco")
@@ -439,11 +512,21 @@ def main() -> None:
     ap.add_argument("--peers", action="store_true", help="only the table against LiveCodeBench's, rLLM's and verl's harnesses")
     ap.add_argument("--lcb", default=None, help="--peers: a LiveCodeBench checkout (github.com/LiveCodeBench/LiveCodeBench)")
     ap.add_argument("--rllm", default=None, help="--peers: an rLLM checkout (github.com/rllm-org/rllm)")
+    ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
+    ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree: runs per tree, in turns (best of)")
+    ap.add_argument("--tree", default=None, help=argparse.SUPPRESS)  # read before the imports, above
+    ap.add_argument("--tables-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.tables_json:
+        _tables_json(args.limit, args.workers, args.timeout)
+        return
     if args.peers:
         from benchmarks.peer_table import peer_table
 
         peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm})
+        return
+    if args.baseline_tree:
+        baseline_tree_table(args.baseline_tree, args.rounds, args.limit, args.workers, args.timeout)
         return
     if args.backend == "ray":
         ray_table(load(args.sets.split(","), args.limit), args.workers, args.timeout, args.ray_address, args.batch_size)

@@ -6,7 +6,8 @@ always: ``def add_7(x): "Return x plus 7."`` (and ``sub_k``, ``mul_k``), each ch
 asserts through the real evaluator. Training uses k = 1..12, the held-out set k = 13..16 (never
 trained on). Both presets train from the same model with the same data, seed, fixed temperature
 and learning rate (raised from the paper's 1e-6 so that a 135M model moves within a few dozen
-steps; say so when quoting the figures), through ``python -m training.launcher`` in .venv-train.
+steps; say so when quoting the figures) and 4 updates per step where the batch allows (mini-batch
+batch / 4, as the profiles), through ``python -m training.launcher`` in .venv-train.
 
 Printed per step: the training reward (``critic/score/mean``) of each preset and, every
 ``--eval-every`` steps (and before step 1), held-out pass@1 over 4 samples per problem. A PNG
@@ -42,7 +43,8 @@ def run(preset: str, out: Path, args) -> list[dict]:
 
     cfg = {"model_path": default_model_path(), "preset": preset, "profile": "cpu-demo", "train_files": [str(out / "train.parquet")],
            "val_files": [str(out / "test.parquet")], "output_dir": str(out / preset), "steps": args.steps,
-           "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "samples_per_query": args.n,
+           "eval_response_lengths": [args.response],
+           "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": max(1, args.batch // 4), "samples_per_query": args.n,
                          "max_prompt_length": 256, "max_response_length": args.response,
                          "temperature": args.temperature, "lr": args.lr},
            "eval_attempts": 4, "val_max_samples": -1, "val_before_train": True,

@@ -6,7 +6,10 @@ for every step: generation (hf rollout), reward, old log-probs, advantage (incl.
 mask), actor update, weight sync to the rollout server. The baseline is the whole step: each
 phase is shown with its share of it.
 
-    .venv/bin/python benchmarks/bench_train_step.py [--steps 2] [--n 4] [--response 64]
+    .venv/bin/python benchmarks/bench_train_step.py [--steps 2] [--n 4] [--response 64] [--mini-batch 1]
+
+The actor update runs ``batch / mini-batch`` optimizer updates per step (the profiles' several
+updates; ``--mini-batch`` equal to ``--batch`` gives one).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=4)
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--response", type=int, default=64)
+    ap.add_argument("--mini-batch", type=int, default=1, help="prompts per update (batch / mini-batch updates per step)")
     args = ap.parse_args()
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -64,7 +68,8 @@ def main() -> int:
         pq.write_table(pa.Table.from_pylist(rows[-2:]), tmp / "test.parquet")
         cfg = {"model_path": default_model_path(), "train_files": [str(tmp / "train.parquet")], "val_files": [str(tmp / "test.parquet")],
                "output_dir": str(tmp / "run"), "steps": args.steps, "eval_attempts": 1, "save_checkpoint": False,
-               "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": args.batch, "samples_per_query": args.n,
+               "eval_response_lengths": [args.response],
+               "algorithm": {"train_batch_size": args.batch, "ppo_mini_batch_size": args.mini_batch, "samples_per_query": args.n,
                              "max_prompt_length": 256, "max_response_length": args.response, "mask_repeat_window": 16}}
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         proc = subprocess.run([str(train_py), "-m", "training.launcher", str(tmp / "cfg.json")], cwd=ROOT,
@@ -74,7 +79,8 @@ def main() -> int:
         return proc.returncode
     steps = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("MICROCODER ")]
     steps = [s for s in steps if s["type"] == "step"]
-    print(f"verl CPU backend, SmolLM2-135M, batch {args.batch} x n {args.n}, response <= {args.response} tokens")
+    print(f"verl CPU backend, SmolLM2-135M, batch {args.batch} x n {args.n}, response <= {args.response} tokens, "
+          f"{args.batch // args.mini_batch} updates per step")
     print(f"{'phase':<16}" + "".join(f"{'step ' + str(s['step']):>16}" for s in steps))
     for key, label in PHASES + [("step", "whole step")]:
         cells = []

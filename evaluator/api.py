@@ -39,9 +39,6 @@ from evaluator.sandbox import SETUP_FAILED
 
 __all__ = ["VERDICTS", "evaluate", "evaluate_many", "isolation_level", "classify"]
 Job = tuple[Any, str, "Tests | dict"]  # (the caller's key, the program, its tests)
-# A `call` test's first cases run one process each (most wrong programs fail there, cheaply);
-# the rest run in one process (see _Judging.batched_calls).
-BATCH_AFTER = 2
 SNIPPET = 300
 
 
@@ -113,6 +110,8 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
         # it would have one at a time; how the program fared in calls it never made does not count.
         return _judge_verdict(report)
     procs = [cand] + ([judge] if judge else [])
+    if cand.cpu_limit:
+        return Verdict.TIME_LIMIT, "CPU time limit exceeded"
     if any(p.timed_out or p.signal == signal.SIGXCPU or (p.signal and p.cpu_s >= run.cpu_cap_s) for p in procs):
         return Verdict.TIME_LIMIT, "time limit exceeded"
     # A PID namespace's first process gets no SIGXFSZ: past the cap its writes fail (EFBIG), and
@@ -126,12 +125,6 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
         bad = _ended_badly(cand, run.memory_mb)
         if bad:
             return bad
-        if kind == "call":
-            msg = _message(cand)
-            if "unserializable" in msg:
-                return Verdict.WRONG_ANSWER, str(msg["unserializable"])[:SNIPPET]
-            if not isinstance(msg.get("value"), str):
-                return Verdict.RUNTIME_ERROR, "the call returned no value"
         return None, ""
     status = report.get("status")
     if status == "ok" and judge.exit == 0 and judge.signal is None:
@@ -204,52 +197,87 @@ class _Judging:
     def lifted(self, plan: lift.Plan) -> CaseResult | None:
         """An ``assert`` test whose asserts were lifted: the candidate runs the calls, we compare.
         None when only the judge can say (see :func:`evaluator.lifted.decide`)."""
-        run = self.run(self.request("calls", block_s=self.block_cap(), ticks=len(plan.steps) + 1),
-                       {"code": self.code, "steps": lifted.payload(plan)})
+        text, lines = lifted.payload(plan)
+        run = self.run(self.request("calls", block_s=self.block_cap()),
+                       {"code": self.code, "steps": text, "lines": lifted.lines_text(lines)})
         decided = lifted.decide(plan, run, classify)
         if decided is None:
             return None
         return CaseResult(**decided, time_s=round(run.wall_s, 4),
                           cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
 
-    def batched_calls(self, cases: list[Any]) -> dict[int, CaseResult]:
-        """The ``call`` cases that one process running every call accepts, by index.
+    def calls(self, cases: list[Any], *, batch: bool, stop: bool) -> list[CaseResult]:
+        """A ``call`` test's cases, as the contract runs them (:mod:`evaluator.model`): in order, in
+        one process, module state carried from case to case, a fresh ``Solution()`` for each.
 
-        Why: a process per case costs a fork and the sandbox's walls each time, and generated tests
-        give a problem dozens of cases. Only acceptance is taken from the shared process (the same
-        per-call limit, the same comparison); every other case is judged in a process of its own as
-        before, so a failure is always what the case's own process says, and state one call leaves
-        for the next can only make a case fail here, which its own process then re-judges.
-        """
+        ``batch``: the first case alone first (most wrong programs fail there, after one call),
+        then every case in one process. Else the reference: each case in a process of its own that
+        first makes the earlier cases' calls (the state the contract gives it), so the two agree.
+        A case that ends its process (a time limit, a crash) fails there; the cases after it run
+        in a fresh process (only where ``stop`` is False: the program has failed already)."""
+        if not batch:
+            out = []
+            for j in range(len(cases)):
+                res = self._in_one_process(cases[: j + 1], stop=True)
+                out.append(res[j] if len(res) > j else res[-1])
+                if stop and out[-1].verdict is not Verdict.ACCEPTED:
+                    break
+            return out
+        if stop and len(cases) > 1:
+            first = self._in_one_process(cases[:1], stop=True)
+            if first[0].verdict is not Verdict.ACCEPTED:
+                return first
+        return self._in_one_process(cases, stop)
+
+    def _in_one_process(self, cases: list[Any], stop: bool) -> list[CaseResult]:
         from evaluator import values
 
-        calls = []
-        for case in cases:
+        out: list[CaseResult] = []
+        while len(out) < len(cases):
+            todo = cases[len(out):]
             try:
-                args = json.loads(case.input)
-            except (ValueError, TypeError):
-                return {}
-            calls.append((tuple(args) if isinstance(args, list) else (args,), {}))
-        try:
-            outcomes = values.run_batch(self.worker, self.code, self.tests, calls,
-                                        values.entry_for(self.code, self.tests.fn_name or ""),
-                                        Limits(self.limit, self.memory_mb, self.output_mb), self.deadline)
-        except Exception:  # noqa: BLE001 - e.g. the worker died: every case gets its own process
-            return {}
-        cmp = _compare()
-        accepted: dict[int, CaseResult] = {}
-        for i, (case, outcome) in enumerate(zip(cases, outcomes)):
-            if not outcome.ok:
-                continue
-            try:
-                value = cmp.encode_value(outcome.value)
-            except (TypeError, ValueError, RecursionError):
-                continue
-            if cmp.compare_values(case.output, value, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol):
-                took = round(outcome.time_s, 4)
-                accepted[i] = CaseResult(Verdict.ACCEPTED, time_s=took, cpu_s=took, batched=True,
-                                         output=value if self.keep_output else None)
-        return accepted
+                outcomes, run = values.run_batch(self.worker, self.code, self.tests, [c.input for c in todo],
+                                                 ("entry", self.tests.fn_name or ""),
+                                                 Limits(self.limit, self.memory_mb, self.output_mb), self.deadline,
+                                                 cases=True)
+            except Exception as exc:  # noqa: BLE001 - e.g. the worker died
+                return out + [CaseResult(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])]
+            for case, outcome in zip(todo, outcomes):
+                res = self._call_case(case, outcome, batched=len(cases) > 1)
+                if outcome.verdict is not None and run.candidate is not None:
+                    res.cpu_s = round(run.candidate.cpu_s, 4)  # the call ended the process: all it used
+                out.append(res)
+                if res.verdict is not Verdict.ACCEPTED and (stop or outcome.verdict is not None):
+                    break
+            if not outcomes or (stop and out[-1].verdict is not Verdict.ACCEPTED) or run.deadline:
+                break
+        return out
+
+    def _call_case(self, case: Any, outcome: Any, batched: bool) -> CaseResult:
+        """One case's verdict from its call's outcome: the value compared here, the exception or
+        the process's end as a process of its own would report it."""
+        took = round(outcome.time_s, 4)
+        res = CaseResult(Verdict.INTERNAL_ERROR, time_s=took, cpu_s=took, batched=batched)
+        if outcome.verdict is not None:  # the call ended the process
+            res.verdict, res.message = Verdict(outcome.verdict), (outcome.error or "").partition(":")[2].strip()
+        elif outcome.unserializable:
+            res.verdict, res.message = Verdict.WRONG_ANSWER, outcome.error
+        elif outcome.raised is not None:  # as the program's own process ends on it (harness.exit_status_of)
+            info = outcome.raised if isinstance(outcome.raised, dict) else {}
+            res.verdict = (Verdict.MEMORY_LIMIT if info.get("type") == "MemoryError" else Verdict.OUTPUT_LIMIT
+                           if info.get("errno") == errno.EFBIG else Verdict.RUNTIME_ERROR)
+            res.message = outcome.error or ""
+        elif not outcome.ok:
+            res.verdict, res.message = Verdict.RUNTIME_ERROR, outcome.error or ""
+        else:
+            value = outcome.value
+            if self.keep_output:
+                res.output = value
+            cmp = _compare()
+            ok = cmp.compare_values(case.output, value, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+            res.verdict = Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER
+            res.message = "" if ok else "returned: " + value[:SNIPPET]
+        return res
 
     def case(self, case: Any | None, prefetch_calls: bool = False) -> CaseResult:
         """One case in processes of its own (for ``assert`` tests: the whole block, with the judge;
@@ -261,13 +289,11 @@ class _Judging:
         if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
             payload["test"] = tests.assert_block()
             extra["block_s"] = self.block_cap()
-            ahead = prefetch.predict(payload["test"], tests.fn_name) if prefetch_calls else ()
+            ahead = prefetch.predict(payload["test"], tests.fn_name, tests.prelude) if prefetch_calls else ()
             if ahead:
                 payload["prefetch"] = prefetch.payload(ahead)
         else:
-            payload["stdin"] = case.input if kind == "stdin" else ""
-        if kind == "call":  # as a memfd, not in the request: generated arguments can be large
-            payload["input"] = case.input
+            payload["stdin"] = case.input
         run = self.run(self.request(kind, **extra), payload)
         report = _message(run.judge) if run.judge is not None else {}
         if ahead and report.get("status") == "departed" and not run.deadline:
@@ -279,8 +305,8 @@ class _Judging:
             setattr(out, name, value)
         if ahead and report:
             out.prefetched = report.get("prefetched")
-        if self.keep_output and kind in ("stdin", "call") and run.candidate is not None:
-            out.output = (run.candidate.stdout if kind == "stdin" else _message(run.candidate).get("value")) or ""
+        if self.keep_output and kind == "stdin" and run.candidate is not None:
+            out.output = run.candidate.stdout
         if verdict is None:
             verdict, msg = self._compare(case, run.candidate) if kind != "assert" else (Verdict.ACCEPTED, "")
         out.verdict, out.message = verdict, msg
@@ -288,23 +314,18 @@ class _Judging:
 
     def _compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
         cmp, checker = _compare(), self.tests.checker
-        if self.tests.kind == "stdin":
-            stdout = cand.stdout
-            if isinstance(checker, Checker):
-                ok, msg = checker.check(case.output, stdout)
-                verdict = Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER
-            elif isinstance(checker, SpecialJudge):
-                verdict, msg = self.checker(checker, case, stdout)
-            else:
-                ok = cmp.compare_stdout(case.output, stdout, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
-                verdict, msg = (Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER), ""
-            if verdict is Verdict.WRONG_ANSWER and not msg:
-                msg = "output: " + stdout[:SNIPPET]
-            return verdict, msg
-        value = _message(cand)["value"]
-        if cmp.compare_values(case.output, value, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol):
-            return Verdict.ACCEPTED, ""
-        return Verdict.WRONG_ANSWER, "returned: " + value[:SNIPPET]
+        stdout = cand.stdout
+        if isinstance(checker, Checker):
+            ok, msg = checker.check(case.output, stdout)
+            verdict = Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER
+        elif isinstance(checker, SpecialJudge):
+            verdict, msg = self.checker(checker, case, stdout)
+        else:
+            ok = cmp.compare_stdout(case.output, stdout, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+            verdict, msg = (Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER), ""
+        if verdict is Verdict.WRONG_ANSWER and not msg:
+            msg = "output: " + stdout[:SNIPPET]
+        return verdict, msg
 
 
 def evaluate(
@@ -338,8 +359,10 @@ def evaluate(
     ``prefetch_calls``: where the judge runs the test, the candidate runs the calls it is predicted
     to make first without waiting to be asked (:mod:`evaluator.prefetch`; same verdicts, the case
     says how many were ``prefetched``); False: one round trip per call.
-    ``batch_calls``: after the first :data:`BATCH_AFTER` cases of a ``call`` test, run the rest in
-    one process and take the ones it accepts (such a case says ``batched``); False: a process per case.
+    ``batch_calls``: a ``call`` test's cases run in one process, in order, as the contract says
+    (:mod:`evaluator.model`; after a first case alone, where most wrong programs fail); False:
+    the reference, each case in a process of its own that first makes the earlier cases' calls
+    (same verdicts, quadratic in the cases).
     """
     start = time.perf_counter()
     limits_ = limits or Limits()
@@ -353,19 +376,18 @@ def evaluate(
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")
-        plan = lift.lift(t.assert_block(), t.fn_name) if lift_asserts and t.kind == "assert" else None
+        plan = lift.lift(t.assert_block(), t.fn_name, t.prelude) if lift_asserts and t.kind == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
             judging = _Judging(worker, code, t, limits_, deadline, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol,
                                keep_output=keep_output)
-            batched: dict[int, CaseResult] = {}
-            for index, case in enumerate(todo):
+            if t.kind == "call":
+                cases += judging.calls(todo, batch=batch_calls, stop=stop_on_first_failure)
+            for case in todo if t.kind != "call" else ():
                 if deadline is not None and time.monotonic() >= deadline:
                     cases.append(CaseResult(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out"))
                     break
-                if batch_calls and t.kind == "call" and index == BATCH_AFTER and len(todo) - index > 1:
-                    batched = {index + i: res for i, res in judging.batched_calls(todo[index:]).items()}
-                res = batched.get(index) or (plan and judging.lifted(plan)) or judging.case(case, prefetch_calls)
+                res = (plan and judging.lifted(plan)) or judging.case(case, prefetch_calls)
                 cases.append(res)
                 if stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
                     break

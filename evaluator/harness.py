@@ -146,34 +146,22 @@ def _flush_stdio() -> int:
     return status
 
 
-def run(req: dict, code: str, value_fd: int) -> None:
-    """Run a ``stdin``/``checker`` program, or one ``call`` case; never returns.
+def run(req: dict, code: str) -> None:
+    """Run a ``stdin`` or ``checker`` program; never returns.
 
-    The verdict is made by the parent from what this process leaves behind: its exit status,
-    its stdout, and for ``call`` the JSON of the returned value on ``value_fd`` (data, not a
-    claim of success). A program that forges either only changes what it answered.
+    The verdict is made by the parent from what this process leaves behind: its exit status and
+    its stdout. A program that forges either only changes what it answered. (``call`` cases run
+    as the steps of :mod:`evaluator.steps`, one process for a test's calls.)
     """
-    write, exit_ = os.write, os._exit
+    exit_ = os._exit
     _fresh_stdio()
     kind = req["kind"]
     source = (req.get("prelude") or "") + "\n" + code
-    if kind == "call":
-        source = CALL_PRELUDE + source
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     sys.argv = ["checker", *req.get("argv", ())] if kind == "checker" else ["solution.py"]
     status = 0
     try:
         exec(compile(source, "<solution>", "exec"), ns)
-        if kind == "call":
-            args = json.loads(req["input"])
-            result = _resolve(ns, req["fn_name"])(*(args if isinstance(args, list) else [args]))
-            try:
-                message = {"value": _dumps(result)}
-            except _Unserializable as exc:
-                message = {"unserializable": str(exc)[:300]}
-            data = (json.dumps(message) + "\n").encode()
-            while data:
-                data = data[write(value_fd, data):]
         _join_threads()
     except SystemExit as exc:
         status = 0 if exc.code is None or exc.code == 0 else exc.code if isinstance(exc.code, int) else 1
@@ -190,64 +178,67 @@ def run(req: dict, code: str, value_fd: int) -> None:
     exit_(status & 0xFF if isinstance(status, int) else 1)
 
 
-def run_main(req: dict, code: str, conn) -> tuple[dict, dict, str]:
+def call_value(ns: dict, fn_name: str, args_text: str) -> dict:
+    """One ``call`` case in a program's namespace: its entry (:func:`_resolve`, a fresh
+    ``Solution()`` each time) called on the JSON arguments; ``{"v": JSON of the value}``, or
+    ``{"u": why}`` for a value that is not plain data. Exceptions propagate."""
+    args = json.loads(args_text)
+    result = _resolve(ns, fn_name)(*(args if isinstance(args, list) else [args]))
+    try:
+        return {"v": _dumps(result)}
+    except _Unserializable as exc:
+        return {"u": str(exc)[:300]}
+
+
+def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tuple[dict, dict, str, str]:
     """Run the solution as ``__main__`` for an ``assert`` test, then encode the names it defines.
 
     Shared by :func:`serve` (the judge's hello) and :func:`evaluator.steps.run_steps` (a lifted
     test), because a lifted test must mean what the judge's would: the same prelude, ``sys.argv``,
-    call limit for the top level (``conn``, a :class:`evaluator.peer.Conn`), captured output, and
-    each name encoded once, with whatever side effects encoding has. Returns the names' values,
-    ``{"names": {name: wire form}}`` (or ``{"fatal": error}`` if running or encoding raised), and
-    what the program printed.
+    captured output, and each name encoded once, with whatever side effects encoding has.
+    ``conn`` (a :class:`evaluator.peer.Conn`) encodes, and watches the namespace from then on.
+    Returns the namespace, ``{"names": {name: wire form}}`` (or ``{"fatal": error}`` if running
+    or encoding raised), and what the program printed on stdout and stderr. ``names`` False: a
+    ``call`` test's process, whose names nobody reads (a process per case never encoded them).
+    ``capture``: a :class:`evaluator.peer.captured` already in place for the whole run (a stdout the
+    program keeps a reference to then still reaches the test); else one for the top level.
     """
-    from evaluator import peer
+    from evaluator import ops, peer
 
-    conn.next_call()
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     sys.argv = ["solution.py"]
-    values: dict = {}
-    with peer.captured() as out:
+    scope = peer.captured() if capture is None else peer.kept(capture)
+    with scope as out:
         try:
             exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
-            names = {}
-            for k, v in ns.items():  # ns itself: a name that encoding adds is a fatal RuntimeError
+            encoded = {}
+            for k, v in (ns.items() if names else ()):  # ns itself: a name that encoding adds is a fatal RuntimeError
                 if not k.startswith("__"):
-                    values[k], names[k] = v, conn.encode(v)
-            message: dict = {"names": names}
+                    encoded[k] = conn.encode(v)
+            message: dict = {"names": encoded}
+            conn.watch(ns)
         except BaseException as exc:  # noqa: BLE001
-            message = {"fatal": _error(exc)}
-    return values, message, out.getvalue()
+            message = {"fatal": ops.error(exc, conn.encode)}
+    return (ns, message, *out.take())
 
 
-def serve(req: dict, code: str, rfd: int, wfd: int, call_limit_s: float | None = None,
-          cap_s: float | None = None, prefetch: list | None = None) -> None:
+def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
     """The candidate's side of an ``assert`` test; never returns.
 
     Runs the solution as ``__main__``, sends the names it defines, then answers the judge's
     requests (call, attribute, len, iteration, ...) one at a time with plain data (see
-    :mod:`evaluator.wire` and :mod:`evaluator.peer`). It never sees the test code and never
-    reports a result. ``call_limit_s``: the CPU limit of each call and of the program's own top
-    level; ``cap_s``: the block's (see :mod:`evaluator.limits`). ``prefetch``: the calls the test
-    is predicted to make first (:mod:`evaluator.prefetch`); their replies follow the hello
-    unasked, in order, as many as it says, each call under its own limit.
+    :mod:`evaluator.wire` and :mod:`evaluator.peer`). It never sees the test code, never sees a
+    request before the judge sends it (whether the judge predicted it or not: the same path),
+    and never reports a result.
     """
     from evaluator import peer
 
     _fresh_stdio()
-    conn = peer.Conn(rfd, wfd, call_limit_s, cap_s)
-    _, message, printed = run_main(req, code, conn)
-    message["out"] = printed
-    names = message.get("names") or {}
-    ahead = 0
-    for name, _, _ in prefetch or ():
-        if not (isinstance(names.get(name), dict) and "ref" in names[name]):
-            break
-        ahead += 1
-    if prefetch is not None and "names" in message:
-        message["prefetch"] = ahead
+    conn = peer.Conn(rfd, wfd)
+    conn.capture = peer.captured().__enter__()  # for good: each reply takes what was printed since the last
+    _, message, out, err = run_main(req, code, conn, capture=conn.capture)
+    message["out"], message["err"] = out, err
     conn.send(message)
-    for name, args, kwargs in (prefetch or [])[:ahead]:
-        conn.handle({"op": "call", "o": names[name], "a": args, "k": kwargs})
     while True:
         request = conn.receive()  # the judge's end of file: os._exit(0)
         conn.handle(request)

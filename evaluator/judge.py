@@ -5,14 +5,19 @@ Why a second process: a verdict made where candidate code runs can be forged by 
 child, forked before the candidate's and in a PID namespace the candidate cannot see. The
 program's names reach it as proxies (:class:`Remote`) that forward calls over a pipe and get
 back plain data (:mod:`evaluator.wire`), so every comparison the test makes is between values of
-base types, on this side. Only this process writes the report, and only two facts decide it:
-the test code ran to its end, or it raised.
+base and standard-library value types, on this side. The problem's prelude runs here too: its
+helpers (``is_same_list``, ``list_node``) are the judge's own, whatever the program defines.
+Only this process writes the report, and only two facts decide it: the test code ran to its
+end, or it raised.
+
+Calls the test is predicted to make (:mod:`evaluator.prefetch`) are sent one at a time, each as
+soon as the one before is answered, so the program works while the test compares; the program
+cannot tell such a request from any other, and never holds a call before it is sent.
 """
 
 from __future__ import annotations
 
 import builtins
-import collections
 import importlib
 import os
 import signal
@@ -20,8 +25,8 @@ import sys
 import time
 import types
 
-from evaluator import limits, ops, wire
-from evaluator.prefetch import canonical
+from evaluator import limits, names, ops, wire
+from evaluator.prefetch import canonical, parse
 
 MAX_REPLY = 256 << 20
 _BUILTIN_EXC = {name: cls for name, cls in vars(builtins).items()
@@ -43,9 +48,9 @@ class ProgramExit(CandidateGone):
 
 
 class Departed(CandidateGone):
-    """The test made a request other than the next prefetched call (:mod:`evaluator.prefetch`):
-    the candidate has run calls this test did not make (yet), so nothing here may be decided;
-    the parent judges the test again without prefetching."""
+    """The test made a request other than the predicted call the program is answering, or came
+    for its answer after the call's wall limit (when it ended, only a run one call at a time can
+    tell): nothing here may be decided; the parent judges the test again without prefetching."""
 
 
 class CallTimeout(CandidateGone):
@@ -56,6 +61,7 @@ class CallTimeout(CandidateGone):
 _ENDS_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
 # Raised by a function, these end the iteration that called it (``all(map(f, xs))`` would pass
 # on an empty prefix): they reach the test code as a RuntimeError, as PEP 479 does in generators.
+# From ``next()`` of the program's iterator, StopIteration is what ends an iteration: itself.
 _ENDS_ITERATION = ("StopIteration", "StopAsyncIteration")
 # What the program may never hold a handle to: the judge's frames, code and tracebacks (a path to
 # its report), and functions that reach past the test's own objects.
@@ -63,9 +69,10 @@ _NEVER_PASSED = (types.FrameType, types.TracebackType, types.CodeType, types.Mod
 _UNSAFE_BUILTINS = {id(getattr(builtins, n)) for n in (
     "eval", "exec", "compile", "getattr", "setattr", "delattr", "vars", "globals", "locals", "__import__",
     "open", "breakpoint", "input", "exit", "quit", "help", "memoryview", "super", "type", "object")
-    if hasattr(builtins, n)} | {id(str.format), id(str.format_map)}  # "{0.__globals__}".format(f)
+    if hasattr(builtins, n)} | {id(str.format), id(str.format_map), id(names.real_import)}
 _SAFE_MODULES = frozenset(("builtins", "math", "cmath", "operator", "functools", "itertools", "heapq", "bisect",
                            "string", "statistics", "_operator", "_functools", "_heapq", "_bisect", "_string"))
+_MUTABLE_ARGS = (list, dict, set, bytearray)
 
 
 def _passable(obj) -> bool:
@@ -86,7 +93,9 @@ class _Link:
     def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, tick_fd: int | None = None,
                  prefetch: list | None = None) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
+        self.identity = wire.Identity()
         self.exceptions: dict[str, type] = {}
+        self.messages: dict[int, tuple[BaseException, str]] = {}  # an exception's text, as the program gave it
         self.remotes: dict[int, Remote] = {}
         self.own: list = []  # the test's objects handed to the program (kept alive: ids stay unique)
         self.own_ids: dict[int, int] = {}
@@ -97,10 +106,12 @@ class _Link:
         self.tick_fd = tick_fd
         self.calls, self.call_s, self.max_call_s = 0, 0.0, 0.0
         self.prefetch = prefetch or []
-        self.pending: collections.deque = collections.deque()  # (ref, arguments) of replies already on their way
+        self.predicted = 0  # predicted calls sent
+        self.inflight: tuple[int, str, float, float] | None = None  # (ref, arguments, sent, deadline)
+        self.targets: dict = {}  # program name -> its reference, from the hello
         self.prefetched = 0
         self.departed = False
-        self.progress = 0.0  # when the last prefetched reply was taken: the next one's limit counts from here
+        self.globals = names.ProgramGlobals(self)
 
     def fail(self, reason: str) -> CandidateGone:
         self.broken = self.broken or reason
@@ -110,49 +121,69 @@ class _Link:
 
     def stats(self) -> dict:
         """The block's calls, for the result: how many, and the time they took; how many of them
-        were prefetched, and how many prefetched replies the test never took (``pending``)."""
+        were prefetched, and whether a prefetched call the test never took is pending."""
         return {"calls": self.calls, "call_s": round(self.call_s, 6), "max_call_s": round(self.max_call_s, 6),
-                "prefetched": self.prefetched, "pending": len(self.pending)}
+                "prefetched": self.prefetched, "pending": int(self.inflight is not None)}
 
-    def expect(self, hello: dict) -> None:
-        """The prefetched calls whose replies follow the hello (as many as it says)."""
-        ahead, names = hello.get("prefetch", 0), hello.get("names")
-        if not self.prefetch:
-            return
-        if type(ahead) is not int or not 0 <= ahead <= len(self.prefetch):
-            raise self.fail("a malformed prefetch count")
-        for name, args, kwargs in self.prefetch[:ahead]:
-            ref = names.get(name) if isinstance(names, dict) else None
+    # -- predicted calls ---------------------------------------------------------------------
+    def start_prefetch(self, hello_names: dict) -> None:
+        """Note the program's objects the predicted calls name, and send the first."""
+        for name, _, _ in self.prefetch:
+            ref = hello_names.get(name) if isinstance(hello_names, dict) else None
             body = ref.get("ref") if isinstance(ref, dict) else None
-            if not (isinstance(body, list) and body and type(body[0]) is int):
-                raise self.fail("a prefetched call of a name that is not the program's object")
-            self.pending.append((body[0], canonical(args, kwargs)))
-        self.progress = time.monotonic()
+            if isinstance(body, list) and len(body) == 2 and type(body[0]) is int and not self.globals.is_judges(name):
+                self.targets[name] = body
+        self._send_predicted()
 
-    def _take_prefetched(self, op: str, target: "Remote", message: dict) -> dict | None:
-        """The reply to this request if it is the next prefetched call; None when nothing is
-        prefetched; :class:`Departed` when the test asks anything else first."""
-        if not self.pending:
-            return None
-        ref, args = self.pending[0]
-        if op != "call" or object.__getattribute__(target, "_ref") != ref \
-                or canonical(message.get("a"), message.get("k")) != args:
+    def _send_predicted(self) -> None:
+        if self.predicted >= len(self.prefetch) or self.departed:
+            return
+        name, args, kwargs = self.prefetch[self.predicted]
+        body = self.targets.get(name)
+        if body is None:
+            self.prefetch = self.prefetch[: self.predicted]  # the rest are not the program's: no more
+            return
+        self.predicted += 1
+        self.send({"op": "call", "o": {"ref": body}, "a": args, "k": kwargs})
+        sent = time.monotonic()  # its wall limit counts from here
+        self.inflight = (body[0], canonical(args, kwargs), sent,
+                         float("inf") if self.call_wall_s is None else sent + self.call_wall_s)
+        self._tick()
+
+    def _take_prefetched(self, op: str, target: "Remote | None", fields: dict) -> tuple[dict, float]:
+        """The reply to the predicted call in flight, when the test makes exactly that call now;
+        :class:`Departed` when it asks anything else first, or comes after the call's deadline
+        to find it answered (it may have answered late; only a run one call at a time can say)."""
+        ref, args, sent, deadline = self.inflight
+        same = False
+        if op == "call" and isinstance(target, Remote) and object.__getattribute__(target, "_ref") == ref:
+            try:
+                plain = wire.dumps(fields.get("a"), self.encode_ref), wire.dumps(fields.get("k"), self.encode_ref)
+                same = canonical(*plain) == args
+            except (wire.WireError, RecursionError, ValueError):
+                same = False
+        if not same:
             self.departed = True
             raise self.fail("the test's calls departed from the prefetched ones")
-        self.pending.popleft()
+        if time.monotonic() > deadline and wire.ready(self.rfd, self.buffer):
+            self.departed = True
+            raise self.fail("a prefetched call answered while the test was busy past its limit")
+        reply = self.receive(deadline)
+        self.inflight = None
         self.prefetched += 1
-        reply = self.receive(None if self.call_wall_s is None else self.progress + self.call_wall_s)
-        self.progress = time.monotonic()
-        return reply
+        self._send_predicted()  # the next one works while the test compares
+        return reply, sent
 
     def _tick(self) -> None:
-        """Tell the worker a request was answered: the block's budget grows by one limit."""
+        """Tell the worker a call starts: it times the program's CPU from here, and the block's
+        budget grows by one limit."""
         if self.tick_fd is not None:
             try:
                 os.write(self.tick_fd, b".")
             except OSError:
                 self.tick_fd = None
 
+    # -- encoding ----------------------------------------------------------------------------
     def encode_ref(self, obj) -> dict:
         if isinstance(obj, Remote):
             return {"ref": [object.__getattribute__(obj, "_ref"), object.__getattribute__(obj, "_type")]}
@@ -164,8 +195,15 @@ class _Link:
         return {"jref": [self.own_ids[id(obj)], type(obj).__name__]}
 
     def encode(self, value):
-        return wire.dumps(value, self.encode_ref)
+        return wire.dumps(value, self.encode_ref, self.identity)
 
+    def decode(self, value):
+        try:
+            return wire.loads(value, self._stand_in, self.identity)
+        except wire.WireError as exc:
+            raise self.fail(f"malformed reply: {exc}") from None
+
+    # -- messages ----------------------------------------------------------------------------
     def receive(self, deadline: float | None = None) -> dict:
         """The next reply; the program's own requests that come first are answered here."""
         while True:
@@ -180,9 +218,10 @@ class _Link:
                 raise self.fail(f"{type(exc).__name__}: {exc}") from None
             if msg is None:
                 raise self.fail("the program's process ended")
-            out = msg.get("out")
-            if isinstance(out, str) and out:
-                sys.stdout.write(out)  # what the program printed, where the test can read it (capsys)
+            for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+                text = msg.get(key)
+                if isinstance(text, str) and text:
+                    stream.write(text)  # what the program printed, where the test can read it (capsys)
             if "op" not in msg:
                 return msg
             self.send(self._serve(msg))
@@ -208,38 +247,36 @@ class _Link:
             return self._stand_in(tagged)
 
         try:
-            return wire.loads(value, stand_in)
+            return wire.loads(value, stand_in, self.identity)
         except wire.WireError as exc:
             raise TypeError(str(exc)) from None
 
-    def request(self, op: str, target: "Remote", **fields):
-        """Ask the program one thing; each request gets the test's time limit (a call per test)."""
-        message = {"op": op, "o": self.encode_ref(target)}
-        message.update({k: self.encode(v) for k, v in fields.items()})
-        start = time.monotonic()
-        reply = self._take_prefetched(op, target, message)
-        if reply is None:
+    def request(self, op: str, target: "Remote | None", **fields):
+        """Ask the program one thing (``target`` None: of its module, ``global``); each request
+        gets the test's time limit (a call per test)."""
+        if self.inflight is not None:
+            reply, start = self._take_prefetched(op, target, fields)
+        else:
+            message = {"op": op, "o": None if target is None else self.encode_ref(target)}
+            message.update({k: self.encode(v) for k, v in fields.items()})
+            start = time.monotonic()
             self.send(message)
+            self._tick()
             reply = self.receive(None if self.call_wall_s is None else start + self.call_wall_s)
         took = time.monotonic() - start
         if op == "call":
             self.calls += 1
             self.call_s += took
             self.max_call_s = max(self.max_call_s, took)
-        self._tick()
+        if op not in ("global", "setglobal"):
+            self.globals.ran(reply.get("g"))
         if "x" in reply:
-            raise self.exception(reply["x"])
+            raise self.exception(reply["x"], op)
         if "r" not in reply:
             raise self.fail("a reply without a result")
         if op in ops.PLAIN_RESULT:
             return ops.check_plain(op, reply["r"])
         return self.decode(reply["r"]), reply.get("args")
-
-    def decode(self, value):
-        try:
-            return wire.loads(value, self._stand_in)
-        except wire.WireError as exc:
-            raise self.fail(f"malformed reply: {exc}") from None
 
     def _stand_in(self, tagged: dict):
         (tag, body), = tagged.items()
@@ -251,34 +288,79 @@ class _Link:
             if not 0 <= body[0] < len(self.own):
                 raise wire.WireError("unknown test object")
             return self.own[body[0]]
-        if tag == "exc" and isinstance(body, list) and len(body) == 2:
-            return self.exception_class(str(body[0]), str(body[1]))
+        if tag == "exc" and isinstance(body, list) and len(body) in (2, 3):
+            chain = body[2] if len(body) == 3 and isinstance(body[2], list) else []
+            return self.exception_class(str(body[0]), str(body[1]), [str(c) for c in chain])
         if tag == "mod" and isinstance(body, str):
             return _real_module(body)
         raise wire.WireError("malformed reference")
 
-    def exception_class(self, name: str, base: str) -> type:
-        """A local exception class standing for the program's (``pytest.raises(MyError)``)."""
+    # -- the program's exceptions ------------------------------------------------------------
+    def exception_class(self, name: str, base: str, chain: list[str] | None = None) -> type:
+        """A local exception class standing for the program's (``pytest.raises(MyError)``), with
+        the program's own classes between it and its built-in base as its ancestors."""
         if _BUILTIN_EXC.get(name) is not None:
             return _BUILTIN_EXC[name]
         cls = self.exceptions.get(name)
         if cls is None:
             parent = _BUILTIN_EXC.get(base, Exception)
-            cls = self.exceptions[name] = type(name, (parent,), {"__module__": "solution"})
+            chain = list(chain or [])[:16]
+            if chain:
+                parent = self.exception_class(chain[0], base, chain[1:])
+            link = self
+
+            def __str__(exc) -> str:
+                kept = link.messages.get(id(exc))
+                return kept[1] if kept is not None and kept[0] is exc else parent.__str__(exc)
+
+            cls = self.exceptions[name] = type(name, (parent,), {"__module__": "solution", "__str__": __str__})
         return cls
 
-    def exception(self, info) -> BaseException:
+    def exception(self, info, op: str = "call") -> BaseException:
+        """The exception a request raised in the program, rebuilt here: its class (the program's
+        hierarchy), ``args``, attributes and message."""
         if not isinstance(info, dict):
             return RuntimeError("the program raised")
         name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
+        msg = str(info.get("msg", ""))
         if name in _ENDS_RUN or base in _ENDS_RUN:
             self.exited = name
-            return self.fail(f"the program raised {name} inside a call: {str(info.get('msg', ''))[:200]}")
+            return self.fail(f"the program raised {name} inside a call: {msg[:200]}")
+        if name == "StopIteration" and op == "next":
+            return StopIteration()
         if name in _ENDS_ITERATION or base in _ENDS_ITERATION:
             exc = RuntimeError(f"the program raised {name} inside a call")
             exc.from_program = True
             return exc
-        exc = self.exception_class(name, base)(str(info.get("msg", "")))
+        chain = info.get("chain") if isinstance(info.get("chain"), list) else []
+        cls = self.exception_class(name, base, [str(c) for c in chain])
+        args = None
+        if "args" in info:
+            try:
+                args = wire.loads(info["args"], self._stand_in, self.identity)
+            except (wire.WireError, RecursionError):
+                args = None
+        if not isinstance(args, list):
+            args = [msg]
+        try:
+            exc = cls(*args)
+        except Exception:  # noqa: BLE001 - a built-in class whose constructor wants other arguments
+            exc = cls.__new__(cls)
+            exc.args = tuple(args)
+        attrs = None
+        if "attrs" in info:
+            try:
+                attrs = wire.loads(info["attrs"], self._stand_in, self.identity)
+            except (wire.WireError, RecursionError):
+                attrs = None
+        for key, value in (attrs.items() if isinstance(attrs, dict) else ()):
+            if isinstance(key, str) and key.isidentifier() and not key.startswith("_"):
+                try:
+                    setattr(exc, key, value)
+                except Exception:  # noqa: BLE001 - a read-only attribute of a built-in class
+                    pass
+        if cls.__module__ == "solution":
+            self.messages[id(exc)] = (exc, msg)
         exc.from_program = True
         if isinstance(exc, OSError) and type(info.get("errno")) is int:
             exc.errno = info["errno"]
@@ -298,35 +380,12 @@ def _real_module(name: str):
         return None
 
 
-def program_names(link: "_Link", names: dict, entry_point: str | None = None) -> dict:
-    """The program's top-level names as the test code may see them.
-
-    The test code runs after the solution in one namespace on every judge we mimic, so it may use
-    what the solution defines or imports. Two kinds of names would let the program decide the
-    test's own checks, and are not taken from it: builtins (a program's ``sorted`` or ``len``) and
-    standard-library module names (a program's fake ``math`` answering ``math.isclose``), which
-    are bound to the judge's real modules instead."""
-    out = {}
-    for name, value in names.items():
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
-            continue
-        if hasattr(builtins, name) and name != entry_point:  # the function under test may be `sum`
-            continue
-        if name in sys.stdlib_module_names:
-            module = _real_module(name)
-            if module is not None:
-                out[name] = module
-            continue
-        out[name] = link.decode(value)
-    return out
-
-
 class Remote:
     """A stand-in for an object that lives in the candidate's process.
 
-    Calls, attributes, ``len``, iteration, indexing, ``str`` go to the program; the answers come
-    back as plain data. Comparison never does: ``==`` is identity, so no object of the program
-    can decide that it equals the expected value.
+    Calls, attributes, items, ``len``, iteration (lazily, an item per request), ``in``, ``str``
+    go to the program; the answers come back as plain data. Comparison never does: ``==`` is
+    identity, so no object of the program can decide that it equals the expected value.
     """
 
     __slots__ = ("_link", "_ref", "_type")
@@ -350,14 +409,30 @@ class Remote:
     def __setattr__(self, name: str, value) -> None:
         self._ask("setattr", n=name, v=value)
 
+    def __delattr__(self, name: str) -> None:
+        self._ask("delattr", n=name)
+
     def __getitem__(self, index):
         return self._ask("getitem", i=index)[0]
+
+    def __setitem__(self, index, value) -> None:
+        self._ask("setitem", i=index, v=value)
+
+    def __delitem__(self, index) -> None:
+        self._ask("delitem", i=index)
 
     def __len__(self) -> int:
         return self._ask("len")
 
     def __iter__(self):
-        return iter(list(self._ask("iter")[0]))
+        it = self._ask("iter")[0]
+        return it if isinstance(it, Remote) else iter(it)
+
+    def __next__(self):
+        return self._ask("next")[0]
+
+    def __contains__(self, item) -> bool:
+        return self._ask("contains", v=item)
 
     def __str__(self) -> str:
         return self._ask("str")
@@ -374,19 +449,23 @@ class Remote:
 
 
 def _write_back(link: _Link, args: tuple, after) -> None:
-    """Arguments the program changed in place (``sort(a)``, then ``assert a == ...``)."""
+    """Arguments the program changed in place (``sort(a)``, then ``assert a == ...``). Numbered
+    values update themselves as they decode; this copies into an argument the program got as a
+    predicted call's literal (which is not numbered)."""
     if not isinstance(after, list) or len(after) != len(args):
         return
     for arg, state in zip(args, after):
         if state is None or isinstance(arg, Remote):
             continue
         new = link.decode(state)
+        if new is arg or not isinstance(arg, _MUTABLE_ARGS):
+            continue
         if isinstance(arg, list) and isinstance(new, list):
             arg[:] = new
         elif isinstance(arg, dict) and isinstance(new, dict):
             arg.clear()
             arg.update(new)
-        elif isinstance(arg, set) and isinstance(new, (set, list)):
+        elif isinstance(arg, set) and isinstance(new, set):
             arg.clear()
             arg.update(new)
         elif isinstance(arg, bytearray) and isinstance(new, (bytes, bytearray)):
@@ -395,11 +474,12 @@ def _write_back(link: _Link, args: tuple, after) -> None:
 
 def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None,
         import_roots: tuple[str, ...] | None = None, *, call_limit_s: float | None = None,
-        tick_fd: int | None = None, prefetch: list | None = None) -> None:
+        tick_fd: int | None = None, prefetch: str | None = None, prelude: str | None = None) -> None:
     """Run the test code against the program behind ``rfd``/``wfd``; never returns.
     ``import_roots``: the read-only installation (default: :func:`evaluator.jail.import_roots`).
-    ``call_limit_s``: each request's time limit; ``tick_fd``: where each answered request is told;
-    ``prefetch``: the calls the candidate runs unasked after its hello (:mod:`evaluator.prefetch`)."""
+    ``call_limit_s``: each request's time limit; ``tick_fd``: where each request sent is told;
+    ``prefetch``: the calls the test is predicted to make first (:mod:`evaluator.prefetch`);
+    ``prelude``: the problem's prelude, run here first: its names are the judge's own."""
     from evaluator import jail
     from evaluator.harness import _fresh_stdio
 
@@ -409,28 +489,32 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
     roots = jail.import_roots() if import_roots is None else import_roots
     sys.path[:] = jail.import_path(sys.path, roots, os.getcwd())
     _fresh_stdio()
-    link = _Link(rfd, wfd, call_limit_s, tick_fd, prefetch)
+    link = _Link(rfd, wfd, call_limit_s, tick_fd, parse(prefetch or ""))
+    ns = names.Namespace(link.globals)
 
     def _report(fd: int, report: dict) -> None:
-        # Departed: a verdict here could depend on calls the test never made. Passed with
-        # prefetched replies left: the program ran calls the test did not make; judged again.
-        if link.departed or (report.get("status") == "ok" and link.pending):
+        # Departed: a verdict here could depend on calls the test never made. Passed with a
+        # prefetched call in flight: the program ran a call the test did not make; judged again.
+        if link.departed or (report.get("status") == "ok" and link.inflight is not None):
             report = {"status": "departed"}
         wire.write_message(fd, {**report, **link.stats()})
         os._exit(0)
 
     try:
+        if prelude:
+            exec(compile(prelude, "<prelude>", "exec"), ns)
+        link.globals.prelude = frozenset(k for k in dict.keys(ns) if not k.startswith("__"))
         hello = link.receive()
         if "fatal" in hello:
             info = hello["fatal"] if isinstance(hello["fatal"], dict) else {}
             _report(report_fd, {"status": "program_error", "type": str(info.get("type", "Exception")),
                                 "msg": str(info.get("msg", ""))[:300], "errno": info.get("errno")})
-        names = hello.get("names")
-        if not isinstance(names, dict):
+        hello_names = hello.get("names")
+        if not isinstance(hello_names, dict):
             raise wire.WireError("no names from the program")
-        link.expect(hello)
-        ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-        ns.update(program_names(link, names, entry_point))
+        link.globals.bind(ns, hello_names, entry_point)
+        names.install_import(link.globals)
+        link.start_prefetch(hello_names)
         exec(compile(test_code, "<test>", "exec"), ns)
     except ProgramExit as exc:
         _report(report_fd, {"status": "program_exit", "type": link.exited, "msg": str(exc)[:300]})

@@ -119,6 +119,35 @@ def bound_names(tree: ast.AST) -> set[str]:
     return out
 
 
+@lru_cache(maxsize=256)
+def prelude_names(prelude: str | None) -> frozenset[str] | None:
+    """The names a problem's prelude binds (the judge's own, never the program's: see
+    :mod:`evaluator.names`); None when they cannot be known here (a star import of a module
+    that is not the standard library's, or a prelude that does not parse)."""
+    if not prelude:
+        return frozenset()
+    try:
+        tree = ast.parse(prelude)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out = set(bound_names(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            module = node.module or ""
+            if node.level or module.split(".")[0] not in sys.stdlib_module_names:
+                return None
+            try:
+                import importlib
+
+                mod = importlib.import_module(module)
+            except Exception:  # noqa: BLE001 - the prelude fails there too
+                return None
+            public = getattr(mod, "__all__", None)
+            out.update(public if isinstance(public, (list, tuple)) else (n for n in dir(mod) if not n.startswith("_")))
+    out.discard("*")
+    return frozenset(str(n) for n in out)
+
+
 def _check_size(value: Any) -> Any:
     if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
         raise _NotLiftable("integer too large")
@@ -128,8 +157,8 @@ def _check_size(value: Any) -> Any:
 
 
 class _Lifter:
-    def __init__(self, tree: ast.Module, fn_name: str | None) -> None:
-        self.bound = bound_names(tree)
+    def __init__(self, tree: ast.Module, fn_name: str | None, prelude: frozenset[str] = frozenset()) -> None:
+        self.bound = bound_names(tree) | prelude
         self.fn_name = fn_name
         self.imported: dict[str, tuple[str, str | None]] = {}  # name -> (module, attribute)
         self.steps: list[Step] = []
@@ -190,7 +219,7 @@ class _Lifter:
         return (name in _HELPERS or name == "dict") and name not in self.bound and name != self.fn_name
 
     def program_name(self, name: str) -> bool:
-        """A name the judge would bind to the program's own object (see ``judge.program_names``)."""
+        """A name the judge would bind to the program's own object (see :mod:`evaluator.names`)."""
         return (name.isidentifier() and not name.startswith("__") and not hasattr(builtins, name)
                 and name not in sys.stdlib_module_names and name not in self.bound)
 
@@ -376,16 +405,20 @@ def _all_steps(checks: list[Check]) -> set[int]:
 
 
 @lru_cache(maxsize=1024)
-def lift(test_code: str, fn_name: str | None = None) -> Plan | None:
+def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None) -> Plan | None:
     """The test code as a :class:`Plan`, or None when any part of it must run in the judge.
 
     ``fn_name``: the entry point (the judge lets the program's function of that name shadow a
-    builtin, so such a builtin is not applied here)."""
+    builtin, so such a builtin is not applied here). ``prelude``: the problem's; the names it
+    binds are the judge's, so a test that uses one is not lifted (the program would run it)."""
     try:
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lifter = _Lifter(tree, fn_name)
+    judges = prelude_names(prelude)
+    if judges is None:
+        return None
+    lifter = _Lifter(tree, fn_name, judges)
     try:
         lifter.module(tree)
     except Exception:  # noqa: BLE001 - _NotLiftable, or a literal Python itself rejects ({[1]: 2})

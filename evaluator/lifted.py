@@ -31,9 +31,23 @@ def _efbig(info: dict) -> bool:
     return info.get("errno") == errno.EFBIG
 
 
-def payload(plan: lift.Plan) -> str:
-    """The steps as the candidate reads them (:func:`evaluator.steps.run_steps`)."""
-    return json.dumps([s.to_json() for s in plan.steps], separators=(",", ":"))
+def step_lines(steps: list[dict]) -> tuple[str, list[int]]:
+    """Steps as the fork server feeds them (:class:`evaluator.worker._Feed`): one JSON line each,
+    and each line's length in bytes (all it learns of them)."""
+    lines = [json.dumps(s, separators=(",", ":")) + "\n" for s in steps]
+    return "".join(lines), [len(line.encode()) for line in lines]
+
+
+def lines_text(lengths: list[int]) -> str:
+    """The steps' lengths as the fork server reads them, after the candidate exists (in the
+    request, they would be in the candidate's forked memory: a later argument's size is not its
+    business either)."""
+    return " ".join(map(str, lengths))
+
+
+def payload(plan: lift.Plan) -> tuple[str, list[int]]:
+    """The plan's steps as the candidate reads them (:func:`evaluator.steps.run_steps`)."""
+    return step_lines([s.to_json() for s in plan.steps])
 
 
 def _refuse(tagged: dict) -> Any:
@@ -80,15 +94,24 @@ def _fatal_outcome(info: Any) -> Outcome:
 
 
 def _lines(run: Run) -> list[dict | None]:
-    """The candidate's reply stream, a message per line (None: not one this side can read)."""
+    """The candidate's reply stream, a message per line (None: not one this side can read).
+
+    The stream ends before the first reply that was not whole when the next step was revealed
+    (``fed_at``): a program that read ahead answered after seeing another call, so from there on
+    it answered nothing (an honest one always replies before it asks for more)."""
     out: list[dict | None] = []
-    for line in (run.candidate.message if run.candidate else "").split("\n"):
-        if not line:
-            continue
+    if run.candidate is None:
+        return out
+    data = run.candidate.message.encode("utf-8", "surrogateescape")
+    fed_at, offset = run.candidate.fed_at, 0
+    for k, line in enumerate(data.split(b"\n")[:-1]):
+        offset += len(line) + 1
+        if k < len(fed_at) and offset > fed_at[k]:
+            break
         try:
             msg = json.loads(line)
         except (ValueError, RecursionError):
-            msg = None  # malformed, or past this process's int-size limit: not decidable here
+            msg = None  # malformed: not decidable here
         out.append(msg if isinstance(msg, dict) else None)
     return out
 
@@ -103,7 +126,7 @@ def decide(plan: lift.Plan, run: Run, classify: Callable[[Run, str], tuple[str |
 
     def ended() -> dict | None:
         """The stream stopped before the test did: the process's end decides."""
-        if cand.exit == STREAM_FULL:
+        if cand.exit == STREAM_FULL or cand.stream_full:
             return None
         verdict, msg = classify(run, "calls")
         return _result(verdict or "runtime_error", msg or "the program stopped answering", stats)

@@ -3,15 +3,21 @@
 Why per call: an ``assert`` test of a hundred calls (LeetCode's ``check(candidate)``) is a hundred
 tests to a judge, each with the test's limit. One limit for the whole block failed correct
 programs; no limit on the block would let one looping call stall a caller. So each call gets the
-limit (:func:`call_cpu_limit` in the program's process, :func:`wall_limit` in the judge's), and
-the block a budget of one limit per call made, capped (:func:`block_cap`).
+limit (its CPU timed by the fork server, :mod:`evaluator.worker`; its wall time by the judge,
+:func:`wall_limit`), and the block a budget of one limit per call made, capped (:func:`block_cap`).
+
+How exact: the fork server reads the program's CPU clock from outside its process every
+:data:`CPU_POLL_S` and stops it at the first reading past the limit plus :data:`CPU_MARGIN_S`, so
+a CPU limit of L seconds stops a program within L + 0.1 s of CPU on a free machine (more only
+where the server itself waits for a core, and never past the kernel's hard ``RLIMIT_CPU``, the
+block's cap + 1 s, whatever the program does to its own signals and limits).
 """
 
 from __future__ import annotations
 
-import math
-
 BLOCK_CALLS_CAP = 100  # without a wall budget, a block's budget stops growing after this many limits
+CPU_POLL_S = 0.05  # how often the fork server reads a running program's CPU clock
+CPU_MARGIN_S = 0.05  # CPU past the limit a reading tolerates (the clock is exact; this is slack, not error)
 
 
 def wall_limit(cpu_s: float) -> float:
@@ -34,7 +40,8 @@ def block_deadline(start: float, limit_s: float, calls: int, cap_s: float) -> fl
     return start + min(wall_limit(limit_s) * (calls + 1), wall_limit(cap_s))
 
 
-def call_cpu_limit(used_s: float, limit_s: float, cap_s: float) -> int:
-    """The soft ``RLIMIT_CPU`` for the next call of a process that has used ``used_s``: one more
-    limit (whole seconds, as the kernel counts), never past the block's cap."""
-    return max(1, min(math.ceil(used_s + limit_s), math.ceil(cap_s)))
+def call_share(limit_s: float, top_cpu_s: float, top_wall_s: float) -> tuple[float, float]:
+    """CPU and wall seconds a ``call`` case may use in a process that ran the program's top level
+    once for every case: what a process of its own would have left after its top level (one
+    limit for both), so running the cases together never passes one that alone fails."""
+    return max(0.0, limit_s - top_cpu_s), max(0.0, wall_limit(limit_s) - top_wall_s)

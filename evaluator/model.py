@@ -5,6 +5,49 @@ a checker as :class:`Checker` (a named standard one) or :class:`SpecialJudge` (a
 :class:`Limits` (the only home of the default limits), the :class:`Verdict` of a test and the
 :class:`CaseResult` and :class:`Result` of a program. JSON is parsed at the edges only (the CLI,
 the reward, the IO manager) with :meth:`Tests.from_json`, and written with the ``to_dict`` methods.
+
+What a judged program may rely on (the README's "Evaluator" says the same):
+
+- **What runs where.** The program runs in a jailed process of its own, the candidate. Verdicts
+  are made outside it: for ``stdin`` and ``call`` tests by the caller, from what the candidate
+  left (its stdout, each call's value as JSON); for ``assert`` tests by a second jailed process,
+  the judge, which runs the problem's prelude and the test code (or by the caller, for asserts
+  it lifts, :mod:`evaluator.lift`). The fork server times the candidate from outside it.
+- **What crosses by value.** Plain data: ``None``, ``bool``, ``int`` of any size, ``float``,
+  ``complex``, ``str``, ``bytes``, tuples, frozensets, ``Fraction``, ``Decimal``, ``date``,
+  ``time``, ``datetime``, ``timedelta`` and fixed or zoneinfo time zones, named tuples (as a
+  named tuple class of the same name and fields), and the mutable ``list``, ``dict``, ``set``,
+  ``bytearray``, ``deque``, ``Counter``, ``OrderedDict`` and ``defaultdict``. A mutable value
+  keeps its identity for the case: one object sent twice is one object on the other side, and
+  an object sent back to its owner is the owner's own, updated in place (an argument changed in
+  place, ``r is a``, ``f() is f()``). A copy catches up when its object crosses again: a call's
+  arguments after the call, a module global when the test reads it after the program ran.
+- **What crosses by reference.** Everything else: the program's functions, classes, instances,
+  iterators and generators (lazily, one item a request) reach the test as stand-ins whose every
+  use asks the program and which compare by identity only; the test's own functions and objects
+  reach the program as stand-ins that ask the judge. Exceptions cross as their class (the
+  program's hierarchy, rebuilt in the judge), ``args``, attributes and message; what a call
+  prints on stdout and stderr reaches the test's ``sys.stdout``/``sys.stderr`` (``capsys``).
+- **Whose names.** The judge's own, whatever the program defines: the prelude's
+  (``is_same_list``), builtins (but the function under test) and standard-library modules. The
+  program's: every other name its module binds, read through (``counter`` after two calls,
+  ``from solution import counter`` in a test function).
+- **What one case is.** A ``stdin`` case: one process, one input. An ``assert`` test: one case,
+  one program process (its top level once, then each call the test makes, in order, state
+  carried over). A ``call`` test: its cases in order in one process, module state carried from
+  case to case and a fresh ``Solution()`` for each, as LeetCode's and LiveCodeBench's judges run
+  them; a case that ends the process (a limit, a crash) fails alone, the next in a fresh one.
+- **Limits.** The CPU limit L holds for each ``stdin`` case, for the program's top level and for
+  each call of an ``assert`` test, and for each ``call`` case with its share of the top level
+  (as if alone): the program stops within L + 0.1 s of CPU (:mod:`evaluator.limits`). Wall time:
+  1.5 L + 0.5 s, counted from when the process or the call starts, a predicted call included.
+- **Interpreter state.** Each process's own: the test's ``random`` generator and seed, recursion
+  limit and ``sys`` settings are the judge's and never reach the program (a test that seeds
+  ``random`` seeds only its own draws); the program's process starts with a fresh seed, a
+  recursion limit of 10^6, a 1 GiB main stack and no limit on int digits, as judges give.
+- **One call at a time.** No call reaches the program's process before it is sent; a predicted
+  call is sent only once the one before is answered, and looks like any other, so a run with
+  predicted calls and a run one call at a time give the same verdict.
 """
 
 from __future__ import annotations
@@ -313,13 +356,18 @@ class ProcessEnd:
     stdout_bytes: int = 0
     stderr_tail: str = ""
     message: str = ""
+    cpu_limit: bool = False  # the fork server stopped it: a call (or the process) past its CPU limit
+    fed_at: tuple[int, ...] = ()  # fed steps: how many reply bytes had left when each step was revealed
+    stream_full: bool = False  # fed steps: the replies outgrew their cap
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> "ProcessEnd":
         return cls(exit=data.get("exit"), signal=data.get("signal"), timed_out=bool(data.get("timed_out")),
                    cpu_s=float(data.get("cpu_s") or 0.0), maxrss_mb=float(data.get("maxrss_mb") or 0.0),
                    stdout=data.get("stdout") or "", stdout_bytes=int(data.get("stdout_bytes") or 0),
-                   stderr_tail=data.get("stderr_tail") or "", message=data.get("message") or "")
+                   stderr_tail=data.get("stderr_tail") or "", message=data.get("message") or "",
+                   cpu_limit=bool(data.get("cpu_limit")), fed_at=tuple(int(n) for n in data.get("fed_at") or ()),
+                   stream_full=bool(data.get("stream_full")))
 
 
 @dataclass(frozen=True)

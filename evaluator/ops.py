@@ -16,15 +16,28 @@ from typing import Any, Callable
 from evaluator import wire
 from evaluator.harness import _error
 
-PLAIN_RESULT = {"len": int, "str": str, "repr": str, "bool": bool, "hash": int}
-_COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-            "contains": operator.contains}
+PLAIN_RESULT = {"len": int, "str": str, "repr": str, "bool": bool, "hash": int, "contains": bool}
+_COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
+# what a call's arguments may be changed into: their state after the call goes back with the reply
+MUTABLE = (list, dict, set, bytearray, wire.deque)
 
 
-def error(exc: BaseException) -> dict:
+def error(exc: BaseException, encode: Callable[[Any], Any] | None = None) -> dict:
     """An exception as data: its type name and message (:func:`evaluator.harness._error`), its
-    nearest built-in base class, and an ``OSError``'s errno (EFBIG: the output cap, read as a number)."""
-    return {**_error(exc), "base": wire.exception_base(type(exc))}
+    nearest built-in base class and the program's classes between (``chain``), an ``OSError``'s
+    errno (EFBIG: the output cap, read as a number), and with ``encode`` its ``args`` and
+    attributes, so the other side can rebuild it (``e.value.code``, ``e.args[0]``)."""
+    out = {**_error(exc), "base": wire.exception_base(type(exc)), "chain": wire.exception_chain(type(exc))}
+    if encode is not None:
+        try:
+            out["args"] = encode(list(BaseException.args.__get__(exc)))
+            attrs = object.__getattribute__(exc, "__dict__")
+            out["attrs"] = encode({k: v for k, v in dict.items(attrs)
+                                   if isinstance(k, str) and not k.startswith("__")})
+        except BaseException:  # noqa: BLE001 - a hostile exception: its name and message still cross
+            out.pop("args", None)
+            out.pop("attrs", None)
+    return out
 
 
 def _name(request: dict, guarded: bool) -> str:
@@ -49,42 +62,47 @@ def answer(request: dict, resolve: Callable[[Any], Any], encode: Callable[[Any],
             if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise TypeError("malformed call")
             result = target(*args, **kwargs)
-            after = [encode_arg(a, encode) for a in args]
+            after = [encode(a) if isinstance(a, MUTABLE) else None for a in args]
             return {"r": encode(result), "args": after}
         if op == "getattr":
             return {"r": encode(getattr(target, _name(request, guarded)))}
         if op == "setattr":
             setattr(target, _name(request, guarded), resolve(request.get("v")))
             return {"r": None}
+        if op == "delattr":
+            delattr(target, _name(request, guarded))
+            return {"r": None}
         if op == "getitem":
             return {"r": encode(target[resolve(request.get("i"))])}
         if op == "setitem":
             target[resolve(request.get("i"))] = resolve(request.get("v"))
             return {"r": None}
+        if op == "delitem":
+            del target[resolve(request.get("i"))]
+            return {"r": None}
         if op in _COMPARE:
             return {"r": encode(_COMPARE[op](target, resolve(request.get("v"))))}
+        if op == "contains":
+            return {"r": resolve(request.get("v")) in target}
         if op == "len":
             return {"r": len(target)}
         if op == "hash":
             return {"r": hash(target)}
         if op == "iter":
             return {"r": encode(iter(target))}
+        if op == "next":
+            return {"r": encode(next(target))}
         if op in ("str", "repr"):
             return {"r": (str if op == "str" else repr)(target)}
         if op == "bool":
             return {"r": bool(target)}
         raise ValueError(f"unknown request {op!r}")
     except catch as exc:  # the asking side re-raises it as its own
-        return {"x": error(exc)}
-
-
-def encode_arg(arg: Any, encode: Callable[[Any], Any]) -> Any:
-    """A mutable argument's state after a call, so the caller can see in-place changes."""
-    return encode(arg) if isinstance(arg, (list, dict, set, bytearray)) else None
+        return {"x": error(exc, encode)}
 
 
 def check_plain(op: str, value: Any) -> Any:
-    """A ``len``/``str``/``repr``/``bool``/``hash`` reply must be of the type Python requires."""
+    """A ``len``/``str``/``repr``/``bool``/``hash``/``in`` reply must be of the type Python requires."""
     want = PLAIN_RESULT[op]
     if type(value) is not want or (op == "len" and value < 0):
         raise TypeError(f"{op}() of an object across the boundary returned a {type(value).__name__}")

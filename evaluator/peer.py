@@ -6,21 +6,46 @@ Why: a test may hand the program a function or an object that lives only in the 
 program must be able to call it and read it as it would in one process, while the verdict
 still comes only from the judge. Requests nest: while the program answers one of the judge's
 calls it may ask the judge something (a callback), and the judge may ask back in turn.
+
+Each outermost request is answered with what the program printed meanwhile (``out``, ``err``),
+and the names of its module globals that the request rebound (``g``), so the judge reads them
+afresh when the test next does (:mod:`evaluator.judge`). Limits are not this process's
+business: the fork server times each request from outside (:mod:`evaluator.worker`).
 """
 
 from __future__ import annotations
 
 import builtins
+import ctypes
 import importlib
 import io
 import os
-import resource
 import sys
 from typing import Any
 
-from evaluator import limits, ops, wire
+from evaluator import ops, wire
 
 MAX_MESSAGE = 1 << 30
+_MISSING = object()
+
+
+def _version_reader():
+    """A reader of a dict's version tag (CPython 3.11-3.12 keep it after the object header and
+    the item count): one integer that changes with every write to the dict. None where that
+    does not hold: then every request looks at every name."""
+    if sys.implementation.name != "cpython" or sys.version_info[:2] not in ((3, 11), (3, 12)):
+        return None
+    probe: dict = {}
+    tag = ctypes.c_uint64.from_address(id(probe) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
+    before = tag.value
+    probe["x"] = 1
+    after = tag.value
+    probe["x"] = 2
+    return (lambda d: ctypes.c_uint64.from_address(id(d) + 3 * ctypes.sizeof(ctypes.c_ssize_t))) \
+        if before != after != tag.value else None
+
+
+_VERSION = _version_reader()
 
 
 class _Capped(io.TextIOBase):
@@ -51,18 +76,45 @@ class _Capped(io.TextIOBase):
 
 
 class captured:
-    """Capture ``print`` output during one request, so the judge can replay it (``capsys``)."""
+    """Capture ``print`` output and ``sys.stderr`` during one request, so the judge can replay
+    them where the test reads them (``capsys``)."""
 
-    def __enter__(self) -> _Capped:
-        self.saved, sys.stdout = sys.stdout, _Capped()
-        return sys.stdout
+    def __enter__(self) -> "captured":
+        self.saved = sys.stdout, sys.stderr
+        self.out, self.err = _Capped(), _Capped()
+        sys.stdout, sys.stderr = self.out, self.err
+        return self
 
     def __exit__(self, *exc) -> bool:
-        sys.stdout = self.saved
+        sys.stdout, sys.stderr = self.saved
+        return False
+
+    def getvalue(self) -> str:
+        return self.out.getvalue()
+
+    def take(self) -> tuple[str, str]:
+        """What was printed since the last take (a long capture that serves many requests)."""
+        out, err = self.out.getvalue(), self.err.getvalue()
+        for sink in (self.out, self.err):
+            sink.parts.clear()
+            sink.size = 0
+        return out, err
+
+
+class kept:
+    """A :class:`captured` already in place, used as a context (leaves it in place)."""
+
+    def __init__(self, capture: captured) -> None:
+        self.capture = capture
+
+    def __enter__(self) -> captured:
+        return self.capture
+
+    def __exit__(self, *exc) -> bool:
         return False
 
 
-def _exception(info: Any) -> BaseException:
+def _exception(info: Any, resolve=None) -> BaseException:
     if not isinstance(info, dict):
         return RuntimeError("the test raised")
     name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
@@ -70,34 +122,73 @@ def _exception(info: Any) -> BaseException:
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         parent = getattr(builtins, base, Exception)
         cls = type(name, (parent if isinstance(parent, type) and issubclass(parent, Exception) else Exception,), {})
-    return cls(str(info.get("msg", "")))
+    args = None
+    if resolve is not None and "args" in info:
+        try:
+            args = resolve(info["args"])
+        except Exception:  # noqa: BLE001
+            args = None
+    try:
+        exc = cls(*args) if isinstance(args, list) else cls(str(info.get("msg", "")))
+    except Exception:  # noqa: BLE001 - a class whose constructor wants other arguments
+        exc = cls.__new__(cls)
+        exc.args = tuple(args) if isinstance(args, list) else (str(info.get("msg", "")),)
+    return exc
 
 
 class Conn:
     """The pipe pair to the judge, from the candidate's side."""
 
-    def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, cap_s: float | None = None) -> None:
+    def __init__(self, rfd: int, wfd: int) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
         self.handles: list = []
         self.known: dict[int, int] = {}  # id(obj) -> handle: the same object keeps one reference
         self.proxies: dict[int, JudgeProxy] = {}
-        self.call_limit_s, self.cap_s = call_limit_s, cap_s
+        self.identity = wire.Identity()
         self.depth = 0  # requests being answered (a callback nests one inside another)
+        self.ns: dict | None = None
+        self.capture: captured | None = None  # stdout and stderr from the hello on (serve)
+        self.bound: dict = {}
+        self.version: Any = None
+        self.version_of = None
 
-    def next_call(self) -> None:
-        """Give the next call (or the program's own top level) the test's CPU limit: past it the
-        kernel stops this process (SIGXCPU, a time limit), as it would a program run per test.
-        A program that lifts its own soft limit only meets the judge's wall limit per call."""
-        if self.call_limit_s is None:
-            return
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        soft = limits.call_cpu_limit(usage.ru_utime + usage.ru_stime, self.call_limit_s,
-                                     self.cap_s or self.call_limit_s)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    # -- the program's module globals -------------------------------------------------------
+    def watch(self, ns: dict) -> None:
+        """Report, with each reply, which of ``ns``'s names a request rebound (the hello sent them all)."""
+        self.ns, self.bound = ns, dict(ns)
+        if _VERSION is not None:
+            self.version_of = _VERSION(ns)
+            self.version = self.version_of.value
 
+    def rebound(self) -> list[str]:
+        ns = self.ns
+        if ns is None:
+            return []
+        if self.version_of is not None:
+            now = self.version_of.value
+            if now == self.version:
+                return []
+            self.version = now
+        bound = self.bound
+        names = [k for k, v in ns.items() if bound.get(k, _MISSING) is not v]
+        names += [k for k in bound if k not in ns]
+        self.bound = dict(ns)
+        return [k for k in names if isinstance(k, str) and not k.startswith("__")]
+
+    def _global(self, request: dict) -> dict:
+        name = request.get("n")
+        ns = self.ns or {}
+        try:
+            if request.get("op") == "setglobal":
+                ns[str(name)] = self.resolve(request.get("v"))
+                return {"r": None}
+            if not isinstance(name, str) or name not in ns:
+                raise NameError(f"name {name!r} is not defined")
+            return {"r": self.encode(ns[name])}
+        except BaseException as exc:  # noqa: BLE001
+            return {"x": ops.error(exc, self.encode)}
+
+    # -- references ------------------------------------------------------------------------
     def ref(self, obj: Any) -> dict:
         if type(obj) is JudgeProxy:  # the test's own object goes back as itself
             return {"jref": [object.__getattribute__(obj, "_ref"), object.__getattribute__(obj, "_type")]}
@@ -109,6 +200,8 @@ class Conn:
     def _stand_in(self, tagged: dict) -> Any:
         (tag, body), = tagged.items()
         if tag == "ref":
+            if not (isinstance(body, list) and body and type(body[0]) is int and 0 <= body[0] < len(self.handles)):
+                raise wire.WireError("unknown reference")
             return self.handles[body[0]]
         if tag == "jref" and isinstance(body, list) and len(body) == 2 and type(body[0]) is int:
             if body[0] not in self.proxies:
@@ -122,11 +215,12 @@ class Conn:
         raise wire.WireError("malformed reference")
 
     def resolve(self, value: Any) -> Any:
-        return wire.loads(value, self._stand_in)
+        return wire.loads(value, self._stand_in, self.identity)
 
     def encode(self, value: Any) -> Any:
-        return wire.dumps(value, self.ref)
+        return wire.dumps(value, self.ref, self.identity)
 
+    # -- messages ----------------------------------------------------------------------------
     def send(self, msg: dict) -> None:
         wire.write_message(self.wfd, msg)
 
@@ -137,17 +231,23 @@ class Conn:
         return msg
 
     def handle(self, request: dict) -> None:
-        """Answer one of the judge's requests, with what the program printed meanwhile. Each
-        outermost request is a call of its own for the time limit (:meth:`next_call`)."""
-        if self.depth == 0:
-            self.next_call()
+        """Answer one of the judge's requests, with what the program printed meanwhile and the
+        globals it rebound."""
+        outermost = self.depth == 0
         self.depth += 1
         try:
-            with captured() as out:
-                reply = ops.answer(request, self.resolve, self.encode)
+            with (captured() if self.capture is None else kept(self.capture)) as out:
+                if request.get("op") in ("global", "setglobal"):
+                    reply = self._global(request)
+                else:
+                    reply = ops.answer(request, self.resolve, self.encode)
         finally:
             self.depth -= 1
-        reply["out"] = out.getvalue()
+        reply["out"], reply["err"] = out.take()  # in order: a callback's reply carries what came before it
+        if outermost:
+            changed = self.rebound()
+            if changed:
+                reply["g"] = changed
         self.send(reply)
 
     def ask(self, op: str, proxy: "JudgeProxy", **fields: Any) -> Any:
@@ -161,9 +261,13 @@ class Conn:
                 self.handle(reply)
                 continue
             if "x" in reply:
-                raise _exception(reply["x"])
+                raise _exception(reply["x"], self.resolve)
             if op in ops.PLAIN_RESULT:
                 return ops.check_plain(op, reply.get("r"))
+            if op == "call" and isinstance(reply.get("args"), list):
+                for state in reply["args"]:
+                    if state is not None:
+                        self.resolve(state)  # the test's callback changed an argument in place
             return self.resolve(reply.get("r"))
 
 
@@ -189,20 +293,30 @@ class JudgeProxy:
     def __setattr__(self, name: str, value: Any) -> None:
         self._ask("setattr", n=name, v=value)
 
+    def __delattr__(self, name: str) -> None:
+        self._ask("delattr", n=name)
+
     def __getitem__(self, index: Any) -> Any:
         return self._ask("getitem", i=index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._ask("setitem", i=index, v=value)
 
+    def __delitem__(self, index: Any) -> None:
+        self._ask("delitem", i=index)
+
     def __len__(self) -> int:
         return self._ask("len")
 
     def __iter__(self):
-        return iter(self._ask("iter"))
+        it = self._ask("iter")
+        return self if it is self else iter(it)
+
+    def __next__(self) -> Any:
+        return self._ask("next")
 
     def __contains__(self, item: Any) -> bool:
-        return bool(self._ask("contains", v=item))
+        return self._ask("contains", v=item)
 
     def __eq__(self, other: Any) -> Any:
         return self._ask("eq", v=other)

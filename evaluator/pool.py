@@ -47,6 +47,8 @@ def _memfd(name: str, text: str) -> int:
     return fd
 
 
+TAIL_BYTES = 2000  # of a child's stderr
+MAX_MESSAGE = 1 << 28  # a child's message channel (replies of a step stream, a judge's report)
 MAX_SLOTS = 1000  # root mode: sandbox uids SANDBOX_UID_BASE .. + MAX_SLOTS - 1
 
 
@@ -141,7 +143,7 @@ class Worker:
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([fd], [], [], max(0.0, left))
-            chunk = os.read(fd, 1 << 20) if ready else b""
+            chunk = os.read(fd, 1 << 16) if ready else b""  # a larger request costs a fresh allocation
             if not chunk:
                 raise WorkerDied("worker exited or stopped answering")
             self._buf += chunk
@@ -149,7 +151,8 @@ class Worker:
         return json.loads(line)
 
     def run(self, req: dict, payload: dict[str, str], deadline: float | None = None) -> dict:
-        """Run one case; returns the worker's raw result (see worker.ForkServer.run_case).
+        """Run one case; returns the worker's raw result (see worker.ForkServer.run_case), with
+        what the children left in their memfds read here (``stdout``, ``stderr_tail``, ``message``).
 
         ``payload`` (name -> text: ``code``, ``stdin``, ``test``, checker files) travels as
         memfds. ``deadline`` (a ``time.monotonic()`` value) bounds the wait whatever happens:
@@ -166,12 +169,51 @@ class Worker:
             for fd in fds:
                 os.close(fd)
             fds = []
-            pid = self._read_line(self._budget(30.0, deadline))["pid"]
-            return self._read_line(self._budget(limits.wall_limit(timeout) + 30.0, deadline))
+            first = self._read_line(self._budget(30.0, deadline))
+            if "pid" not in first:
+                return first  # the worker refused the request
+            pid = first["pid"]
+            return self._result(self._budget(limits.wall_limit(timeout) + 30.0, deadline))
         except (WorkerDied, BrokenPipeError, OSError, ValueError, KeyError) as exc:
             overdue = deadline is not None and time.monotonic() >= deadline
             self._discard(pid)
             return {"deadline": True} if overdue else {"worker_died": str(exc)}
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _result(self, timeout: float) -> dict:
+        """The case's result on the socket, and the output its memfds hold."""
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        if not ready:
+            raise WorkerDied("worker stopped answering")
+        data, fds, _, _ = socket.recv_fds(self.sock, 1 << 20, 16)
+        try:
+            if not data:
+                raise WorkerDied("worker exited")
+            result = json.loads(data)
+            names = result.pop("fds", [])
+            if len(names) != len(fds):
+                raise ValueError("descriptor count does not match the result")
+            cap = int(result.get("output_cap") or 0)
+            for name, fd in zip(names, fds):
+                proc, _, what = name.partition(".")
+                entry = result.get(proc)
+                if not isinstance(entry, dict):
+                    continue
+                size = os.fstat(fd).st_size
+                if what == "stdout":
+                    data = os.pread(fd, min(size, cap + 1), 0)
+                    if size >= cap:  # the verdict is the output limit: what it printed is never compared
+                        data = data[:TAIL_BYTES]
+                    entry["stdout"] = data.decode("utf-8", "replace") if proc == "candidate" else ""
+                    entry["stdout_bytes"] = size
+                elif what == "stderr":
+                    start = max(0, size - TAIL_BYTES)
+                    entry["stderr_tail"] = os.pread(fd, size - start, start).decode("utf-8", "replace")
+                elif what == "message":
+                    entry["message"] = os.pread(fd, min(size, MAX_MESSAGE), 0).decode("utf-8", "surrogateescape")
+            return result
         finally:
             for fd in fds:
                 os.close(fd)

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from evaluator import wire
-from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable
+from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable, prelude_names
 
 # What the test may call before a predicted call: nothing the program could see. The judge and the
 # candidate share the case's files, so a test that writes a file and then calls ``f("a.txt")`` must
@@ -45,13 +45,14 @@ Call = tuple[str, Any, Any]  # (program name, positional arguments, keyword argu
 
 
 def canonical(args: Any, kwargs: Any) -> str:
-    """One text for a call's wire-form arguments: equal only for the same values of the same types."""
-    return json.dumps([args, kwargs], sort_keys=True, allow_nan=True)
+    """One text for a call's wire-form arguments: equal only for the same values of the same types
+    (wire forms have one key per object: no order to settle)."""
+    return json.dumps([args, kwargs], allow_nan=True)
 
 
 class _Predictor:
-    def __init__(self, tree: ast.Module, fn_name: str | None, shim: bool) -> None:
-        self.literals = _Lifter(tree, fn_name)
+    def __init__(self, tree: ast.Module, fn_name: str | None, shim: bool, prelude: frozenset[str] = frozenset()) -> None:
+        self.literals = _Lifter(tree, fn_name, prelude)
         self.fn_name = fn_name
         self.calls: list[Call] = []
         self.size = 0
@@ -61,6 +62,7 @@ class _Predictor:
         self.pure_names: set[str] = set()  # ... to a function of a module that changes nothing (isclose)
         self.provided = {"pytest"} if shim else set()  # what the shim's namespace gives the test
         self.modules: dict[str, str] = {name: name for name in self.provided}  # bound name -> module
+        self.opaque: set[str] = set()  # names bound to what a module other than a pure one made
 
     # -- names
     def program_name(self, name: str, env: dict[str, str]) -> str | None:
@@ -89,6 +91,8 @@ class _Predictor:
         elif isinstance(node, ast.Name):
             if self.program_name(node.id, env) is not None:
                 raise _Stop("a program name used as a value (it may be called from the test's side)")
+            if self.impure_value(node.id):
+                raise _Stop("a module, or a function of the test's, passed as a value (``map(os.mkdir, ...)``)")
         elif isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in self.returned:
                 raise _Stop("an attribute of what the program returned")
@@ -120,6 +124,24 @@ class _Predictor:
                 return True
         return False
 
+    def impure_value(self, name: str) -> bool:
+        """A name whose value may change what the program sees when something calls it: a module
+        other than a pure one (or one of its functions), a value made from one, a test function."""
+        module = self.modules.get(name)
+        if module is not None:
+            return module.split(".")[0] not in PURE_MODULES
+        return name in self.opaque or name in self.defs
+
+    def module_alias(self, node: ast.expr) -> str | None:
+        """What module (or module function) ``node`` names: ``os``, ``os.path``, ``fs`` after ``fs = os``."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in self.modules:
+            return ".".join([self.modules[node.id], *reversed(parts)])
+        return None
+
     def own_callable(self, name: str, env: dict[str, str]) -> bool:
         """A function or class of the test's own that may call the program."""
         node = self.defs.get(name)
@@ -128,7 +150,7 @@ class _Predictor:
     def pure(self, func: ast.expr) -> bool:
         """Whether calling ``func`` can change nothing the program sees (see :data:`PURE_BUILTINS`)."""
         if isinstance(func, ast.Name):
-            if func.id in self.modules:
+            if func.id in self.modules or func.id in self.opaque:
                 return False
             if func.id in self.pure_names:
                 return True
@@ -140,7 +162,8 @@ class _Predictor:
             if isinstance(base, ast.Name):
                 if base.id in self.modules:
                     return self.modules[base.id].split(".")[0] in PURE_MODULES
-                return base.id in self.local and base.id not in self.returned and base.id not in self.defs
+                return (base.id in self.local and base.id not in self.returned and base.id not in self.defs
+                        and base.id not in self.opaque)
             return isinstance(base, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr,
                                      ast.Call, ast.Subscript, ast.Attribute, ast.BinOp))  # checked as it is walked
         return False
@@ -186,7 +209,9 @@ class _Predictor:
         elif isinstance(stmt, ast.Expr):
             self.expr(stmt.value, env)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            self.expr(stmt.value, env)
+            alias = self.module_alias(stmt.value) if stmt.value is not None else None
+            if alias is None:  # ``fs = os`` binds a module: not a value passed to anything
+                self.expr(stmt.value, env)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             from_program = self.touches(stmt.value, env) if stmt.value is not None else False
             for target in targets:
@@ -196,6 +221,10 @@ class _Predictor:
                     if isinstance(sub, ast.Name):
                         self.forget(sub.id, env)
                         self.local.add(sub.id)
+                        if alias is not None and isinstance(target, ast.Name):
+                            self.modules[sub.id] = alias
+                        elif alias is not None:
+                            self.opaque.add(sub.id)
                         if from_program:
                             self.returned.add(sub.id)
         elif isinstance(stmt, ast.ImportFrom):
@@ -227,9 +256,18 @@ class _Predictor:
                         self.forget(sub.id, env)
                         self.local.add(sub.id)
             self.body(stmt.body, env)  # the first call that raises ends the block: a departure, judged again
-        elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if not all(self.decorator(d) for d in stmt.decorator_list):
                 raise _Stop("a decorator of the test's own, run when the function is defined")
+            if not isinstance(stmt, ast.ClassDef):  # defaults and annotations run when it is defined
+                a = stmt.args
+                for node in (*a.defaults, *(d for d in a.kw_defaults if d is not None), stmt.returns,
+                             *(x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                               if x is not None)):
+                    if node is not None and (self.touches(node, env) or not self.all_pure(node)
+                                             or any(isinstance(n, ast.Name) and self.impure_value(n.id)
+                                                    for n in ast.walk(node))):
+                        raise _Stop("a default or annotation that may reach the program or change what it sees")
             if isinstance(stmt, ast.ClassDef) and not self.all_pure(stmt):
                 raise _Stop("a class whose body may call something")
             self.forget(stmt.name, env)
@@ -242,7 +280,7 @@ class _Predictor:
     def forget(self, name: str, env: dict[str, str]) -> None:
         """``name`` is bound anew: whatever it stood for before is gone."""
         env.pop(name, None)
-        for names in (self.local, self.returned, self.pure_names):
+        for names in (self.local, self.returned, self.pure_names, self.opaque):
             names.discard(name)
         self.modules.pop(name, None)
 
@@ -312,8 +350,12 @@ def _shim_test_code(tree: ast.Module) -> str | None:
 
 
 @lru_cache(maxsize=1024)
-def predict(test_code: str, fn_name: str | None = None) -> tuple[Call, ...]:
-    """The literal calls of program names the test makes first, in order (empty: none predicted)."""
+def predict(test_code: str, fn_name: str | None = None, prelude: str | None = None) -> tuple[Call, ...]:
+    """The literal calls of program names the test makes first, in order (empty: none predicted).
+    ``prelude``: the problem's; its names are the judge's (calling one ends the prediction)."""
+    judges = prelude_names(prelude)
+    if judges is None:
+        return ()
     try:
         tree = ast.parse(test_code)
         inner = _shim_test_code(tree)
@@ -321,7 +363,7 @@ def predict(test_code: str, fn_name: str | None = None) -> tuple[Call, ...]:
             tree = ast.parse(inner)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
-    predictor = _Predictor(tree, fn_name, shim=inner is not None)
+    predictor = _Predictor(tree, fn_name, shim=inner is not None, prelude=judges)
     env: dict[str, str] = {}
     try:
         for stmt in tree.body:
@@ -332,7 +374,7 @@ def predict(test_code: str, fn_name: str | None = None) -> tuple[Call, ...]:
             predictor.run_tests(env)
     except _Stop:
         pass
-    except (RecursionError, MemoryError):
+    except (RecursionError, MemoryError, ValueError):  # ValueError: e.g. a literal past the int limit
         return ()
     return tuple(predictor.calls)
 

@@ -1,16 +1,19 @@
-"""The candidate's side of a lifted ``assert`` test (:mod:`evaluator.lift`): run the program, then
-its calls in one go, and leave one reply line per step for the parent to judge.
+"""The candidate's side of a lifted ``assert`` test (:mod:`evaluator.lift`) and of a ``call`` test's
+cases: run the program, then answer its steps as the fork server reveals them, one at a time.
 
 Why it mirrors :func:`evaluator.harness.serve` so closely: a lifted test must mean what the
 judge's would. So the program runs by the same :func:`evaluator.harness.run_main` (prelude,
-``__main__``, its names encoded once after the top level, side effects included), each call
-gets the test's CPU limit (:meth:`evaluator.peer.Conn.next_call`), its output is captured per call, and
-each request is answered by the same :func:`evaluator.ops.answer`. It never sees an expected
-value, never compares and never reports success: each line is only what a call returned or raised.
+``__main__``, its names encoded once after the top level, side effects included), its output is
+captured per step, and each request is answered by the same :func:`evaluator.ops.answer`. It
+never sees an expected value, never compares and never reports success: each line is only what
+a step returned or raised. And it never holds a step before answering the one before: the fork
+server writes step k to ``step_fd`` only after the reply to step k-1 has left this process
+(:class:`evaluator.worker._Feed`), so no call can be answered with another's arguments.
 
-Reply stream on ``value_fd``: ``{"names": [...]}`` or ``{"fatal": error}``, then per step
-``{"r": value, "t": seconds}`` or ``{"x": error}`` (the last line). A byte on ``tick_fd`` after
-each line lets the fork server grant the next step its wall limit.
+Reply stream on ``reply_fd`` (a pipe the fork server empties): ``{"names": [...]}`` or
+``{"fatal": error}``, then per step ``{"r": value, "t": seconds}`` or ``{"x": error}`` (for a
+``call`` case, ``{"v": JSON text}`` or ``{"u": why}``), each followed by a byte on ``tick_fd``.
+A step that raises ends a lifted test; a ``call`` case that raises fails alone.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ import json
 import os
 import time
 
-from evaluator import ops, peer
+from evaluator import ops, peer, wire
 
-STREAM_FULL = 121  # exit status: the reply stream hit the file-size limit (the parent asks the judge)
+STREAM_FULL = 121  # kept for the parent's classification: a reply stream past its cap (the parent asks the judge)
 MAX_HELLO = 256 << 20  # the judge's limit on one message (judge.MAX_REPLY)
 
 
@@ -36,37 +39,53 @@ def _efbig() -> dict:
     return {"type": "OSError", "msg": f"[Errno {errno.EFBIG}] File too large", "base": "OSError", "errno": errno.EFBIG}
 
 
-def run_steps(req: dict, code: str, steps_text: str, value_fd: int, tick_fd: int,
-              call_limit_s: float | None = None, cap_s: float | None = None) -> None:
-    """Run the program and its lifted steps; never returns (``os._exit``)."""
-    from evaluator.harness import _error, _fresh_stdio, run_main
+class _Steps:
+    """Step lines from the fork server, read as they come."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, bytearray()
+
+    def next(self) -> dict | None:
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                return json.loads(line)
+            chunk = os.read(self.fd, wire.READ_CHUNK)
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+
+def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -> None:
+    """Run the program and its steps; never returns (``os._exit``)."""
+    from evaluator.harness import _error, _fresh_stdio, _resolve, call_value, run_main
 
     _fresh_stdio()
-    conn = peer.Conn(-1, -1, call_limit_s, cap_s)
-    steps = json.loads(steps_text)
-    targets = {s.get("o") for s in steps}
+    conn = peer.Conn(-1, -1)
+    cases = bool(req.get("cases"))  # a call test: the names are not the test's business
 
-    def emit(line: dict, printed: str) -> bool:
+    def emit(line: dict, out: str, err: str) -> None:
         """Forward what the step printed (to our capped stdout, as the judge forwards it to its
-        own), then the reply; False once nothing more may follow."""
-        if printed:
-            try:
-                _write_all(1, printed.encode("utf-8", "replace"))
-            except OSError as exc:
-                if exc.errno != errno.EFBIG:
-                    raise
-                line = {"x": _efbig()}
+        own), then the reply, then the tick that asks for the next step."""
+        for fd, text in ((1, out), (2, err)):
+            if text:
+                try:
+                    _write_all(fd, text.encode("utf-8", "replace"))
+                except OSError as exc:
+                    if exc.errno != errno.EFBIG:
+                        raise
+                    if fd == 1:
+                        line = {"x": _efbig()}
         try:
-            _write_all(value_fd, (json.dumps(line, separators=(",", ":")) + "\n").encode())
-        except OSError:
-            os._exit(STREAM_FULL)
-        try:
+            _write_all(reply_fd, (json.dumps(line, separators=(",", ":")) + "\n").encode())
             os.write(tick_fd, b".")
         except OSError:
-            pass
-        return "x" not in line and "fatal" not in line
+            os._exit(STREAM_FULL)
 
-    snapshot, hello, printed = run_main(req, code, conn)  # as the judge's hello: same effects
+    capture = peer.captured().__enter__()  # for good: each step takes what it printed
+    ns, hello, out, err = run_main(req, code, conn, names=not cases, capture=capture)
     if "names" in hello:
         try:
             if len(json.dumps(hello["names"])) > MAX_HELLO:
@@ -75,34 +94,60 @@ def run_steps(req: dict, code: str, steps_text: str, value_fd: int, tick_fd: int
                 hello = {"names": sorted(hello["names"])}
         except BaseException as exc:  # noqa: BLE001 - a MemoryError: the program's fatal error
             hello = {"fatal": _error(exc)}
-    if not emit(hello, printed):
+    emit(hello, out, err)
+    if "names" not in hello:
         os._exit(0)
+    reader = _Steps(step_fd)
     values: dict[int, object] = {}
-    for i, step in enumerate(steps):
-        printed = ""
+    names: dict[int, str] = {}
+    i = -1
+    while True:
+        step = reader.next()
+        if step is None:
+            break
+        i += 1
         start = time.perf_counter()
+        op = step.get("op")
         try:
-            if step.get("op") == "name":
+            if op == "name":
                 name = step.get("n")
-                if name in snapshot:
-                    values[i] = snapshot[name]
+                if isinstance(name, str) and name in ns:
+                    names[i] = name
                     line = {"r": None}
                 else:
                     line = {"x": {"type": "NameError", "msg": f"name {name!r} is not defined", "base": "NameError"}}
-            else:
-                conn.next_call()
-                request = {**step, "o": conn.ref(values[step["o"]])}
-                with peer.captured() as out:
-                    reply = ops.answer(request, conn.resolve, conn.encode)
-                printed = out.getvalue()
-                if "x" in reply:
-                    line = {"x": reply["x"]}
-                else:
-                    line = {"r": reply["r"], "t": round(time.perf_counter() - start, 6)}
-                    if i in targets:
-                        values[i] = conn.resolve(reply["r"])
+            elif op == "case":
+                try:
+                    if "p" in step:  # the oracle's call: arguments and the value as plain data
+                        args, kwargs = (conn.resolve(p) for p in step["p"])
+                        line = {"r": conn.encode(_resolve(ns, str(step.get("n")))(*args, **kwargs))}
+                    else:
+                        line = call_value(ns, str(step.get("n")), str(step.get("a")))
+                except BaseException as exc:  # noqa: BLE001 - the case fails; the next one runs
+                    line = {"x": ops.error(exc)}
+                line["t"] = round(time.perf_counter() - start, 6)
+            else:  # as ops.answer does it (the arguments' state after a call: nobody reads it here)
+                ref = step["o"]
+                target = ns[names[ref]] if ref in names else values[ref]  # a name reads its binding now
+                try:
+                    if op == "call":
+                        args = conn.resolve(step.get("a") or [])
+                        kwargs = conn.resolve(step.get("k") or {"d": []})
+                        if not isinstance(args, list) or not isinstance(kwargs, dict):
+                            raise TypeError("malformed call")
+                        result = conn.encode(target(*args, **kwargs))
+                    elif op == "getattr" and isinstance(step.get("n"), str):
+                        result = conn.encode(getattr(target, step["n"]))
+                    else:
+                        raise ValueError(f"unknown step {op!r}")
+                    line = {"r": result, "t": round(time.perf_counter() - start, 6)}
+                    if isinstance(result, dict) and "ref" in result:  # an object a later step may use
+                        values[i] = conn.resolve(result)
+                except BaseException as exc:  # noqa: BLE001 - the call raised: the reply says what
+                    line = {"x": ops.error(exc, conn.encode)}
         except BaseException as exc:  # noqa: BLE001 - whatever it is, it ends the test here
             line = {"x": ops.error(exc)}
-        if not emit(line, printed):
+        emit(line, *capture.take())
+        if "x" in line and op != "case":
             break
     os._exit(0)

@@ -21,7 +21,7 @@ from evaluator.harness import CALL_PRELUDE
 from evaluator.model import Limits, Run, Tests, as_tests
 from evaluator.pool import WorkerPool, shared_pool
 
-Entry = tuple[str, ...]  # ("function", name) or ("method", class name, method name)
+Entry = tuple[str, ...]  # ("function", name), ("method", class name, method name), or ("entry", name): as a case resolves it
 Call = tuple[tuple, dict]  # positional and keyword arguments, plain data
 
 
@@ -33,6 +33,8 @@ class CallOutcome:
     error: str | None = None
     time_s: float = 0.0
     verdict: str | None = None  # a call that ended its process: the evaluator's verdict for it
+    raised: Any = None  # the exception a call raised, as data (:func:`evaluator.ops.error`)
+    unserializable: bool = False  # a call test's case returned what is not plain data
 
     @property
     def ok(self) -> bool:
@@ -40,104 +42,136 @@ class CallOutcome:
 
 
 def entry_for(code: str, fn_name: str) -> Entry:
-    """How the harness reaches ``fn_name`` in ``code``: ``Solution().fn_name`` when a class
-    ``Solution`` defines it (as :func:`evaluator.harness._resolve` prefers), else the function."""
+    """How the harness reaches ``fn_name`` in ``code``, as far as the code shows it:
+    ``Solution().fn_name`` when a class ``Solution`` has it, defined there or inherited from a
+    class the code defines (as :func:`evaluator.harness._resolve` prefers), else the function.
+    :func:`call_values` with no entry resolves it at run time instead, exactly as a case does."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ("function", fn_name)
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Solution" and any(
-                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == fn_name for item in node.body):
-            return ("method", "Solution", fn_name)
-    return ("function", fn_name)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def has(name: str, seen: set[str]) -> bool:
+        node = classes.get(name)
+        if node is None or name in seen:
+            return False
+        seen.add(name)
+        if any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == fn_name for item in node.body):
+            return True
+        return any(isinstance(b, ast.Name) and has(b.id, seen) for b in node.bases)
+
+    return ("method", "Solution", fn_name) if has("Solution", set()) else ("function", fn_name)
 
 
-def _plan(entry: Entry, calls: list[Call]) -> tuple[list[lift.Step], list[int]]:
-    """Steps for the calls (a fresh instance per call for a method), and each call's step."""
-    steps = [lift.Step("name", name=entry[1])]
+def _steps(entry: Entry, calls: list[Call], cases: bool = False) -> tuple[list[dict], list[int]]:
+    """Steps for the calls (a fresh instance per call for a method), and each call's step.
+    ``("entry", name)``: resolved in the program's process as a ``call`` case is
+    (:func:`evaluator.harness.call_value`); ``cases``: ``calls`` are a call test's JSON argument texts."""
+    if cases:
+        return [{"op": "case", "n": entry[-1], "a": text} for text in calls], list(range(len(calls)))
+    if entry[0] == "entry":
+        return ([{"op": "case", "n": entry[1], "p": [wire.dumps(list(args)), wire.dumps(dict(kwargs))]}
+                 for args, kwargs in calls], list(range(len(calls))))
+    plan = [lift.Step("name", name=entry[1])]
     at = []
     for args, kwargs in calls:
         target = 0
         if entry[0] == "method":
-            steps.append(lift.Step("call", ref=0))
-            steps.append(lift.Step("getattr", ref=len(steps) - 1, name=entry[2]))
-            target = len(steps) - 1
-        steps.append(lift.Step("call", ref=target, args=tuple(args), kwargs=tuple(sorted(kwargs.items()))))
-        at.append(len(steps) - 1)
-    return steps, at
+            plan.append(lift.Step("call", ref=0))
+            plan.append(lift.Step("getattr", ref=len(plan) - 1, name=entry[2]))
+            target = len(plan) - 1
+        plan.append(lift.Step("call", ref=target, args=tuple(args), kwargs=tuple(sorted(kwargs.items()))))
+        at.append(len(plan) - 1)
+    return [s.to_json() for s in plan], at
 
 
 def _refuse(tagged: dict) -> Any:
     raise wire.WireError("not plain data")
 
 
-def _outcomes(steps: list[lift.Step], at: list[int], run: Run) -> list[CallOutcome]:
+def _error_text(info: Any) -> str:
+    info = info if isinstance(info, dict) else {}
+    return f"{info.get('type', 'Exception')}: {str(info.get('msg', ''))[:200]}"
+
+
+def _outcomes(at: list[int], run: Run) -> list[CallOutcome]:
     """Each call's outcome from one run's reply stream; calls it never reached are left out."""
     if run.candidate is None:
         return []
     lines = lifted._lines(run)
-    if not lines or lines[0] is None or "names" not in lines[0]:
+    if not lines:  # it never finished its top level: how the process ended says why
+        return []
+    if lines[0] is None or "names" not in lines[0]:
         why = "the program failed before any call"
         if lines and lines[0] and ("fatal" in lines[0] or "x" in lines[0]):
-            info = lines[0].get("fatal") or lines[0].get("x") or {}
-            why = f"{info.get('type', 'Exception')}: {str(info.get('msg', ''))[:200]}"
+            why = _error_text(lines[0].get("fatal") or lines[0].get("x"))
         return [CallOutcome(error=why) for _ in at]
     out = []
     for step in at:
         reply = lines[step + 1] if step + 1 < len(lines) else None
         if reply is None:
             break
+        took = reply.get("t")
+        took = float(took) if type(took) in (int, float) else 0.0
         if "x" in reply:
-            info = reply["x"] if isinstance(reply["x"], dict) else {}
-            out.append(CallOutcome(error=f"{info.get('type', 'Exception')}: {str(info.get('msg', ''))[:200]}"))
+            out.append(CallOutcome(error=_error_text(reply["x"]), time_s=took, raised=reply["x"]))
+            continue
+        if "v" in reply or "u" in reply:  # a call test's case: the value as its own process gives it
+            value = reply.get("v")
+            if not isinstance(value, str):
+                out.append(CallOutcome(error=str(reply.get("u") or "no value")[:300], time_s=took, unserializable=True))
+            else:
+                out.append(CallOutcome(value=value, time_s=took))
             continue
         try:
             value = wire.loads(reply.get("r"), _refuse)
         except (wire.WireError, RecursionError):
             out.append(CallOutcome(error="not plain data"))
             continue
-        took = reply.get("t")
-        out.append(CallOutcome(value=value, time_s=float(took) if type(took) in (int, float) else 0.0))
+        out.append(CallOutcome(value=value, time_s=took))
     # an earlier step (a lookup, an instance) failing ends the stream: its call fails with it
     if len(out) < len(at) and lines and len(lines) > 1 and lines[-1] is not None and "x" in lines[-1]:
-        info = lines[-1]["x"] if isinstance(lines[-1]["x"], dict) else {}
         last = len(lines) - 2  # the step that raised
         if last not in at:
-            out.append(CallOutcome(error=f"{info.get('type', 'Exception')}: {str(info.get('msg', ''))[:200]}"))
+            out.append(CallOutcome(error=_error_text(lines[-1]["x"])))
     return out
 
 
 NOT_RUN = "not run"
-# The harness's imports for `call` programs, less the star imports of sys and io: the steps runner
-# encodes every top-level name once, and sys's and io's stream objects refuse that.
-BATCH_PRELUDE = CALL_PRELUDE.replace("from io import *\n", "").replace("from sys import *\n", "")
 
 
 def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry, limits_: Limits,
-              deadline: float | None = None) -> list[CallOutcome]:
-    """One sandboxed process running ``calls`` in order on a held worker: the outcome of each call
-    it reached, then of the call that ended it (a time limit, a crash), if any. ``limits_`` are
-    the test's own (time per call, memory, output), as the caller resolved them."""
-    steps, at = _plan(entry, calls)
+              deadline: float | None = None, *, cases: bool = False) -> tuple[list[CallOutcome], Run]:
+    """One sandboxed process running ``calls`` in order on a held worker, the steps fed one at a
+    time: the outcome of each call it reached, then of the call that ended it (a time limit, a
+    crash), if any, and the run. ``limits_`` are the test's own (time per call, memory, output),
+    as the caller resolved them. ``cases``: a ``call`` test's cases (``calls`` are their JSON
+    argument texts): each also carries the program's top level in its limits, as a process of its
+    own would (:func:`evaluator.limits.call_share`), and its value is JSON as the harness makes it."""
+    steps, at = _steps(entry, calls, cases)
     limit, memory_mb = limits_.time_for(t), limits_.memory_for(t)
     left = None if deadline is None else deadline - time.monotonic()
-    extra = {"block_s": limits.block_cap(limit, left), "ticks": len(steps) + 1}
+    text, lines = lifted.step_lines(steps)
+    # a call test's cases are as many tests: a limit each, whatever their number (not a block's cap)
+    cap = limit * (len(calls) + 1) if cases else limits.block_cap(limit, left)
+    if cases and left is not None:
+        cap = min(cap, max(left, 0.1))
+    extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases}
     request = api._request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
-        request["prelude"] = BATCH_PRELUDE + (t.prelude or "")
+        request["prelude"] = CALL_PRELUDE + (t.prelude or "")
     start = time.monotonic()
-    run = Run.from_wire(worker.run(request, {"code": code, "steps": lifted.payload(lift.Plan(tuple(steps), ()))},
-                                   deadline))
-    got = _outcomes(steps, at, run)
-    lines = lifted._lines(run)
-    raised = bool(lines) and isinstance(lines[-1], dict) and "x" in lines[-1]
+    run = Run.from_wire(worker.run(request, {"code": code, "steps": text, "lines": lifted.lines_text(lines)}, deadline))
+    got = _outcomes(at, run)
+    lines_ = lifted._lines(run)
+    raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request["cases"]
     if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
         verdict, msg = api.classify(run, "calls")
         verdict = verdict or "runtime_error"
         got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict,
                                time_s=round(time.monotonic() - start, 4)))
-    return got[: len(calls)]
+    return got[: len(calls)], run
 
 
 def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limits | None = None, *,
@@ -145,8 +179,9 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
                 stop_after_timeout: bool = False) -> list[CallOutcome]:
     """What ``code`` returns for each call, in order. ``tests`` gives the prelude, ``fn_name`` and
     time limit (canonical tests), ``limits_`` what each call may use (:class:`~evaluator.model.Limits`);
-    ``entry`` defaults to :func:`entry_for` of ``fn_name``. A call that ends its process fails
-    alone: the calls after it run in a fresh one.
+    ``entry`` defaults to ``fn_name`` resolved at run time, as a ``call`` case resolves it (a fresh
+    ``Solution()`` per call). A call that ends its process fails alone: the calls after it run in
+    a fresh one.
 
     Calls not reached are ``NOT_RUN``: after ``budget_s`` of wall time, or after the first time
     limit with ``stop_after_timeout`` (a program that loops once usually loops again: asking it
@@ -155,7 +190,7 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
     if entry is None:
         if not t.fn_name:
             raise ValueError("call_values needs an entry or tests with fn_name")
-        entry = entry_for(code, t.fn_name)
+        entry = ("entry", t.fn_name)
     pool = pool or shared_pool(1)
     results: list[CallOutcome] = []
     began = time.monotonic()
@@ -165,5 +200,5 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
             results += [CallOutcome(error=NOT_RUN)] * (len(calls) - len(results))
             break
         with pool.worker(None) as worker:
-            results += run_batch(worker, code, t, calls[len(results):], entry, limits_)
+            results += run_batch(worker, code, t, calls[len(results):], entry, limits_)[0]
     return results

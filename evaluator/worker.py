@@ -4,15 +4,20 @@ It enters its jail once (:class:`evaluator.jail.Jail`), imports common modules o
 fresh, confined children per test case, so each case costs a fork instead of an interpreter
 start. Protocol: requests arrive on a ``SOCK_SEQPACKET`` socket (fd 3) as one JSON message with
 file descriptors attached: the program's code, the case's input and, for ``assert`` tests, the
-test code (checker cases: the checker's files). Replies go out on stdout as JSON lines: a
-``{"pid": N}`` line as soon as the children exist, then one result line.
+test code and the calls predicted to come first (checker cases: the checker's files; lifted and
+``call`` steps: the steps). A ``{"pid": N}`` line goes out on stdout as soon as the children
+exist; the result goes back on the socket, with the children's output memfds attached.
 
-This process never reads the code, the test code or expected outputs: they travel as memfds
-straight to the child that needs them, so nothing a later candidate could find in its
-(forked) memory was ever in ours. For ``assert`` tests the judge child is forked before the
-test code's descriptor is closed here and before the candidate child exists. Its calls of the
-program each get the case's time limit; it writes a byte to a pipe of ours per call answered, and
-each one extends the block's wall deadline by one limit, up to the cap (:mod:`evaluator.limits`).
+This process never reads a case's data: the code, the test code, the steps, the program's
+output and replies travel as memfds and pipes straight between the processes that need them
+(``splice``/``sendfile`` move them in the kernel), so nothing a later candidate could find in its
+(forked) memory was ever in ours: not an expected value, not another program's answer, not a
+call the test has yet to make. For ``assert`` tests the judge child is forked before the
+candidate child exists. The judge writes a byte to a pipe of ours per request it sends the
+program; each starts a call, and each call gets the case's CPU limit, timed here from outside the
+program's process (:func:`_cpu_clock`), and extends the block's wall deadline by one limit, up to
+the cap (:mod:`evaluator.limits`). Lifted and ``call`` steps are fed here one at a time: the next
+only after the program's reply to the one before has left its process.
 """
 
 from __future__ import annotations
@@ -27,26 +32,33 @@ import socket
 import sys
 import time
 
-from evaluator import harness, jail, limits, prefetch, sandbox, steps
+from evaluator import harness, jail, limits, sandbox, steps
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
-TAIL_BYTES = 2000
 _MAX_FDS = 8
 CHECKER_FILES = ("input.txt", "expected.txt", "output.txt")
+MAX_REPLIES = 1 << 28  # a step stream's replies, all together
+_NONBLOCK = getattr(os, "SPLICE_F_NONBLOCK", 2)
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
-def _memfd(name: str, data: bytes = b"") -> int:
-    fd = os.memfd_create(name, 0)
-    if data:
-        os.write(fd, data)
-        os.lseek(fd, 0, os.SEEK_SET)
-    return fd
+def _memfd(name: str) -> int:
+    return os.memfd_create(name, 0)
 
 
-def _read_fd(fd: int, limit: int) -> tuple[bytes, int]:
-    size = os.fstat(fd).st_size
-    return os.pread(fd, min(size, limit), 0), size
+def _cpu_clock(pid: int) -> int:
+    """The clock id of process ``pid``'s CPU time, all its threads (``clock_getcpuclockid``):
+    read from here, the program cannot hide or slow it, and PID 1's deafness to SIGXCPU does
+    not matter."""
+    return ((~pid) << 3) | 2
+
+
+def _cpu_of(clock: int) -> float | None:
+    try:
+        return time.clock_gettime(clock)
+    except OSError:  # the process is gone
+        return None
 
 
 def _copy_into(src: int, path: str) -> None:
@@ -64,24 +76,104 @@ def _copy_into(src: int, path: str) -> None:
 
 
 def _take_text(fd: int) -> str:
-    """Read a payload memfd and close it: the program keeps no descriptor to its own inputs."""
-    text = _read_fd(fd, 1 << 30)[0].decode("utf-8", "replace")
+    """Read a payload memfd and close it (in a child: the program keeps no descriptor to its inputs)."""
+    size = os.fstat(fd).st_size
+    text = os.pread(fd, size, 0).decode("utf-8", "replace") if size else ""
     os.close(fd)
     return text
 
 
+class _Feed:
+    """The steps of a lifted or ``call`` test, fed to the candidate one at a time: step k only
+    once k replies (the hello first) have left its process. Its reply bytes are moved into a
+    memfd of ours as they come; ``fed_at`` records how many there were when each step was
+    revealed, so the parent can tell a reply written after a later step was seen."""
+
+    def __init__(self, steps_fd: int, lines: list[int], step_w: int, reply_r: int, value: int) -> None:
+        self.steps_fd, self.lines, self.step_w, self.reply_r, self.value = steps_fd, lines, step_w, reply_r, value
+        self.offset = 0  # in the steps memfd
+        self.next = 0  # the next step to reveal
+        self.left = 0  # bytes of the step being written
+        self.ticks = 0
+        self.committed = 0
+        self.full = False
+        self.fed_at: list[int] = []
+
+    @property
+    def writing(self) -> bool:
+        return self.left > 0
+
+    def drain(self) -> None:
+        """Move what the candidate wrote into our memfd (in the kernel)."""
+        while not self.full:
+            try:
+                n = os.splice(self.reply_r, self.value, 1 << 20, flags=_NONBLOCK)
+            except OSError:  # nothing there (EAGAIN), or the pipe is gone
+                return
+            self.committed += n
+            if self.committed > MAX_REPLIES:
+                self.full = True
+            if n < 1 << 16:  # less than a pipe holds: that was all of it
+                return
+
+    def tick(self, count: int) -> bool:
+        """``count`` replies announced: reveal as many steps. True when a step starts now."""
+        self.drain()
+        self.ticks += count
+        started = False
+        while not self.writing and self.next < len(self.lines) and self.ticks > self.next:
+            self.fed_at.append(self.committed)
+            self.left = self.lines[self.next]
+            self.next += 1
+            started = True
+            self.write()
+        if not self.writing and self.next >= len(self.lines) and self.ticks > self.next and self.step_w >= 0:
+            os.close(self.step_w)  # nothing more: the candidate reads the end and exits
+            self.step_w = -1
+        return started
+
+    def write(self) -> None:
+        while self.left > 0 and self.step_w >= 0:
+            try:
+                n = os.splice(self.steps_fd, self.step_w, self.left, offset_src=self.offset, flags=_NONBLOCK)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.left = 0
+                return
+            if n <= 0:
+                self.left = 0
+                return
+            self.offset += n
+            self.left -= n
+
+    def close(self) -> None:
+        for fd in (self.steps_fd, self.step_w, self.reply_r):
+            if fd >= 0:
+                os.close(fd)
+
+
 class ForkServer:
-    def __init__(self, slot: int, out) -> None:
+    def __init__(self, slot: int, out, sock: socket.socket) -> None:
         sandbox.set_subreaper()
         harness.preload()  # before the jail: our own package is not visible inside it
         self.jail = jail.Jail(slot)
         sandbox.prepare_server()  # after the jail: it reads our environment
         gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
-        self.out = out
+        self.out, self.sock = out, sock
+        self.pid_sent = False
 
     def send(self, obj: dict) -> None:
         self.out.write(json.dumps(obj).encode() + b"\n")
         self.out.flush()
+        if "pid" in obj:
+            self.pid_sent = True
+
+    def reply(self, obj: dict, fds: dict[str, int] | None = None) -> None:
+        """The case's result on the socket, with the memfds its numbers do not say (output, replies)."""
+        fds = fds or {}
+        data = json.dumps({**obj, "fds": list(fds)}).encode()
+        socket.send_fds(self.sock, [data], list(fds.values()))
 
     # ------------------------------------------------------------------ children
     def _spawn(self, keep: list[int], run, limits: dict) -> int:
@@ -110,21 +202,19 @@ class ForkServer:
                 os._exit(1 if confined else sandbox.SETUP_FAILED)
         os._exit(1 if confined else sandbox.SETUP_FAILED)
 
-    def run_case(self, req: dict, fds: dict[str, int]) -> dict:
+    def run_case(self, req: dict, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
         timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.api._request)
         kind = req["kind"]
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
         cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
         out_cap = int(req["output_mb"]) << 20
         mem = max(int(req["memory_mb"]) << 20, sandbox.vm_size_bytes() + (256 << 20))
-        limits = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
-                  "nproc": int(req.get("nproc") or 256)}
-        if "input" in fds:  # a call's arguments: a memfd, as large as they come (a message has a size cap)
-            req = {**req, "input": _take_text(fds.pop("input"))}
+        limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
+                   "nproc": int(req.get("nproc") or 256)}
         workdir = self.jail.begin_case()
         sandbox.set_home(workdir)
         procs: dict[str, tuple[int, list[int]]] = {}
-        ticks = None
+        ticks, feed = None, None
         start = time.perf_counter()
         try:
             if kind == "assert":
@@ -132,133 +222,238 @@ class ForkServer:
                 j2c_r, j2c_w = os.pipe()
                 ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
                 os.set_blocking(tick_w, True)
-                jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report")]
-                test_fd = fds.pop("test")
-                # read here, where it is ours: the judge and the candidate each get a copy
-                ahead = prefetch.parse(_take_text(fds.pop("prefetch"))) if "prefetch" in fds else None
+                jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
+                        c2j_r, j2c_w, tick_w]
+                ahead = "prefetch" in fds
+                if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
+                    jfds.append(fds.pop("prefetch"))
 
                 def judge() -> None:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
                     from evaluator import judge as judge_mod
 
                     judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
-                                  call_limit_s=timeout, tick_fd=7, prefetch=ahead)
+                                  call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
+                                  prelude=req.get("prelude"))
 
-                procs["judge"] = (self._spawn(jfds + [test_fd, c2j_r, j2c_w, tick_w], judge, limits), jfds)
-                os.close(test_fd)
-                os.close(tick_w)
+                procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
+                for fd in jfds[4:]:
+                    if fd not in (c2j_r, j2c_w):
+                        os.close(fd)
                 cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-                serve = lambda: harness.serve(req, _take_text(3), 4, 5, call_limit_s=timeout, cap_s=cap,  # noqa: E731
-                                              prefetch=ahead)
-                procs["candidate"] = (self._spawn(cfds, serve, limits), cfds[:3])
+                serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
+                procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
                 for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
                     os.close(fd)
-            elif kind == "calls":  # a lifted assert test: the candidate alone, its steps in one go
+            elif kind == "calls":  # lifted asserts, or a call test's cases: the candidate alone, fed a step at a time
                 ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
                 os.set_blocking(tick_w, True)
-                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("value"), fds.pop("code"),
-                        fds.pop("steps"), tick_w]
-                run = lambda: steps.run_steps(req, _take_text(4), _take_text(5), 3, 6,  # noqa: E731
-                                              call_limit_s=timeout, cap_s=cap)
-                procs["candidate"] = (self._spawn(cfds, run, limits), cfds[:4])
-                for fd in cfds[4:]:
+                step_r, step_w = os.pipe2(os.O_CLOEXEC)
+                reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
+                try:  # a reply up to this size goes out in one write, before its tick
+                    fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
+                except OSError:
+                    pass
+                os.set_blocking(step_w, False)
+                os.set_blocking(reply_r, False)
+                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
+                run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
+                procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
+                for fd in cfds[3:]:
                     os.close(fd)
+                lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
+                feed = _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
             else:
                 if kind == "checker":  # the checker's own files; never in a candidate's /tmp
                     for name in CHECKER_FILES:
                         _copy_into(fds[name], os.path.join(workdir, name))
-                cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"),
-                        _memfd("value"), fds.pop("code")]
-                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(4), 3), limits), cfds[:4])
-                os.close(cfds[4])
+                cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
+                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
+                os.close(cfds[3])
             self.send({"pid": procs["candidate"][0]})
-            results = self._wait(procs, timeout, cap, ticks, int(req.get("ticks") or 0) if kind == "calls" else 0)
+            results = self._wait(procs, timeout, cap, ticks, feed, bool(req.get("charge_top")))
         finally:
             for fd in fds.values():
                 os.close(fd)
             if ticks is not None:
                 os.close(ticks)
+            if feed is not None:
+                feed.close()
             self.jail.end_case()
         wall = time.perf_counter() - start
         out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": timeout,
                "cpu_cap_s": cap}
+        passed: dict[str, int] = {}
         for name, (pid, pfds) in procs.items():
-            status, usage, timed_out = results[name]
-            stdout, out_size = _read_fd(pfds[1], out_cap + 1)
-            if out_size >= out_cap:  # the verdict is the output limit: what it printed is never compared
-                stdout = stdout[:TAIL_BYTES]
-            err, _ = _read_fd(pfds[2], 1 << 20)
+            status, usage, timed_out, cpu_limit = results[name]
             proc = {
                 "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                 "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                 "timed_out": timed_out,
+                "cpu_limit": cpu_limit,
                 "cpu_s": usage.ru_utime + usage.ru_stime,
                 "maxrss_mb": usage.ru_maxrss / 1024,
-                "stdout": stdout.decode("utf-8", "replace") if name == "candidate" else "",
-                "stdout_bytes": out_size,
-                "stderr_tail": err[-TAIL_BYTES:].decode("utf-8", "replace"),
             }
-            if len(pfds) > 3:
-                raw, _ = _read_fd(pfds[3], 1 << 28)
-                proc["message"] = raw.decode("utf-8", "replace")
-            for fd in pfds:
-                os.close(fd)
+            if name == "candidate" and feed is not None:
+                proc["fed_at"] = feed.fed_at
+                proc["stream_full"] = feed.full
+                pfds = pfds + [feed.value]
+            for what, fd in zip(("stdin", "stdout", "stderr", "message"), pfds):
+                if what == "stdin":
+                    os.close(fd)
+                else:
+                    passed[f"{name}.{what}"] = fd
             out[name] = proc
         out["leftovers"] = sandbox.reap_children()
-        return out
+        return out, passed
 
-    def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float,
-              ticks: int | None, max_ticks: int = 0) -> dict:
-        """Wait for the judge (or the lone candidate) within the wall limit, then end every
-        child. A PID namespace dies with its first process, so killing it leaves nothing.
-        An assert block's judge writes a byte to ``ticks`` per call it made: each one buys the
-        block another wall limit, up to the cap (:func:`evaluator.limits.block_deadline`).
-        A lifted test's candidate (``max_ticks`` > 0) ticks per step itself: at most ``max_ticks`` count,
-        and each step must also end within one wall limit of the one before."""
+    def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float, ticks: int | None,
+              feed: _Feed | None = None, charge_top: bool = False) -> dict:
+        """Wait for the judge (or the lone candidate) within its limits, then end every child.
+        A PID namespace dies with its first process, so killing it leaves nothing.
+
+        Calls: each byte on ``ticks`` says one started (the judge sent a request; a fed step's
+        reply left, and the next step goes out at once). Each call may use ``limit`` of the
+        candidate's CPU, read from its clock (:func:`_cpu_clock`) at least every
+        :data:`limits.CPU_POLL_S`: past it the candidate dies, a time limit whatever the judge
+        does next. Each call buys the block another wall limit, up to the cap
+        (:func:`evaluator.limits.block_deadline`); a fed step must also end within one wall limit
+        of its start. The judge's bytes are read at those readings, not as they come: the judge
+        and the program keep the cores, and a call's CPU counts from at most one reading after
+        its start. ``charge_top``: a call test's steps each carry the program's top level, as a
+        case in a process of its own would (:func:`evaluator.limits.call_share`)."""
         main = "judge" if "judge" in procs else "candidate"
+        cand = procs["candidate"][0]
+        clock = _cpu_clock(cand)
         pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
-        start, calls, ticking = time.monotonic(), 0, ticks is not None
-        last = start
-        timed_out = False
+        poller = select.poll()  # one, for the whole case
+        poller.register(pidfds[main], select.POLLIN)
+        if main != "candidate":
+            poller.register(pidfds["candidate"], select.POLLIN)
+        if feed is not None:
+            poller.register(ticks, select.POLLIN)  # a reply is whole when its tick comes
+        start = time.monotonic()
+        calls, window, cpu0 = 0, start, 0.0
+        cpu_limit, wall_step = limit, limits.wall_limit(limit)
+        one, most = limits.wall_limit(limit), limits.wall_limit(cap)
+        top = None  # (CPU, wall) of the top level, once it is over
+        timed_out = cpu_out = False
+        alive, ticking, writing = True, ticks is not None, False
+        next_read, fresh = start, False  # when the CPU clock is read next; a call started since the last reading
         try:
             while True:
-                deadline = (limits.block_deadline(start, limit, calls, cap) if ticks is not None
-                            else start + limits.wall_limit(limit))
-                if max_ticks:
-                    deadline = min(deadline, last + limits.wall_limit(limit))
-                left = deadline - time.monotonic()
-                watch = [pidfds[main]] + ([ticks] if ticking else [])
-                ready, _, _ = select.select(watch, [], [], max(0.0, left))
-                if pidfds[main] in ready:
-                    break
-                if ticking and ticks in ready:
+                now = time.monotonic()
+                deadline = start + (min(one * (calls + 1), most) if ticks is not None else one)
+                if feed is not None and alive:
+                    deadline = min(deadline, window + wall_step)
+                wait = (min(deadline, next_read) if alive else deadline) - now
+                events = poller.poll(max(0, int(wait * 1000) + 1))
+                if (feed is not None and top is not None and not writing and len(events) == 1
+                        and events[0][0] == ticks):  # the common case: a step answered, the next goes out
                     try:
                         got = len(os.read(ticks, 1 << 16))
                     except BlockingIOError:
                         got = -1
-                    calls += max(got, 0)
-                    if max_ticks:
-                        calls = min(calls, max_ticks)
-                        last = time.monotonic() if got > 0 else last
-                    ticking = got != 0  # end of file: the judge is gone, its pidfd follows
-                    continue
-                if left <= 0:
+                    if got > 0 and feed.tick(got):
+                        calls += 1
+                        window, fresh = time.monotonic(), True
+                    if got != 0 and not (feed.full or feed.writing) and time.monotonic() < next_read:
+                        continue
+                    events = [] if got != 0 else events  # the end of its ticks: what follows says why
+                    if got == 0:
+                        ticking = False
+                        poller.unregister(ticks)
+                ready = {fd for fd, _ in events}
+                if pidfds[main] in ready:
+                    break
+                if alive and main != "candidate" and pidfds["candidate"] in ready:
+                    poller.unregister(pidfds["candidate"])
+                    alive = False
+                got = 0
+                if ticking and (feed is None or ticks in ready):
+                    try:
+                        got = len(os.read(ticks, 1 << 16))
+                        if got == 0:  # the writer is gone: its process's end follows
+                            ticking = False
+                            if feed is not None:
+                                poller.unregister(ticks)
+                    except BlockingIOError:
+                        pass
+                if feed is not None:
+                    if got > 0:
+                        started = feed.tick(got)  # the reply is whole: its tick comes after it
+                    else:
+                        feed.drain()  # a reply larger than the pipe: room for the rest
+                        started = False
+                    if feed.full:
+                        self._kill(cand)
+                        break
+                    if feed.writing != writing:  # a step larger than the pipe: the rest when it has room
+                        writing = feed.writing
+                        if writing:
+                            poller.register(feed.step_w, select.POLLOUT)
+                        else:
+                            poller.unregister(feed.step_w)
+                    elif writing and any(fd == feed.step_w for fd, _ in events):
+                        feed.write()
+                else:
+                    started = got > 0
+                    calls += got
+                used = _cpu_of(clock) if alive else None
+                next_read = time.monotonic() + limits.CPU_POLL_S
+                if started and used is not None:
+                    if feed is not None:
+                        calls += 1
+                    if top is None:
+                        top = (used, time.monotonic() - start)
+                        if charge_top:
+                            cpu_limit, wall_step = limits.call_share(limit, *top)
+                    window, cpu0, fresh = time.monotonic(), used, False
+                elif fresh and used is not None:  # a call began since the last reading: it counts from here
+                    cpu0, fresh = used, False
+                elif alive and used is not None and used - cpu0 > cpu_limit + limits.CPU_MARGIN_S:
+                    cpu_out = True
+                    self._kill(cand)
+                    alive = False
+                    if main == "candidate":
+                        break
+                    poller.unregister(pidfds["candidate"])
+                if not started and time.monotonic() >= deadline:
                     timed_out = True
                     break
             results = {}
             for name, (pid, _) in procs.items():
-                if name != main or timed_out:
-                    sandbox.kill_group(pid)
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                if name != main or timed_out or cpu_out:
+                    self._kill(pid)
                 _, status, usage = os.wait4(pid, 0)
-                results[name] = (status, usage, timed_out)
+                results[name] = (status, usage, timed_out, cpu_out and name == "candidate")
+            if feed is not None:
+                feed.drain()
             return results
         finally:
             for fd in pidfds.values():
                 os.close(fd)
+
+    @staticmethod
+    def _kill(pid: int) -> None:
+        sandbox.kill_group(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def pin_to_core(slot: int) -> None:
+    """Run this worker, and every process of its cases, on one core of those allowed (the slot's).
+
+    Why: a call is a hand-off between two processes (the program and the judge, or the program
+    and this server feeding its steps), and only one of them works at a time; on one core a
+    hand-off is a switch on that core, where across cores it waits for the other core's
+    scheduler, which on a busy machine costs more than the call. Slots are unique on the
+    machine (:func:`evaluator.pool.claim_slot`), so a pool's workers spread over the cores."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) > 1:
+        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
 
 
 def _receive(sock: socket.socket) -> tuple[dict, dict[str, int]] | None:
@@ -279,6 +474,7 @@ def main() -> None:
         os.environ[_REEXEC_FLAG] = "1"  # the new stack limit shapes the layout only after exec
         os.execv(sys.executable, [sys.executable, "-m", "evaluator.worker", *sys.argv[1:]])
     slot = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    pin_to_core(slot)
     request_fd = int(sys.argv[2]) if len(sys.argv) > 2 else REQUEST_FD
     sock = socket.socket(fileno=request_fd)
     wfd = os.dup(1)
@@ -286,7 +482,7 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     out = os.fdopen(wfd, "wb")
-    server = ForkServer(slot, out)
+    server = ForkServer(slot, out, sock)
     if server.jail.degraded:
         print(f"microcoder-eval: WARNING sandbox degraded ({server.jail.level}): no private "
               "filesystem or process view on this machine", file=sys.stderr)
@@ -307,11 +503,18 @@ def main() -> None:
             server.jail.close()
             return
         req, fds = got
+        server.pid_sent = False
+        passed: dict[str, int] = {}
         try:
-            result = server.run_case(req, fds)
+            result, passed = server.run_case(req, fds)
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             result = {"internal_error": f"{type(exc).__name__}: {exc}"}
-        server.send(result)
+        if server.pid_sent:
+            server.reply(result, passed)
+        else:
+            server.send(result)
+        for fd in passed.values():
+            os.close(fd)
 
 
 if __name__ == "__main__":

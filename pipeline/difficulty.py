@@ -2,6 +2,10 @@
 
 Results are cached by (problem_id, model, k, temperature, prompt version, max_tokens), so a
 refresh samples only problems it has not scored with the same settings.
+
+A sample that passes every test is kept (``passing_solution``, the first one): for a problem with no
+reference it is the only program known to pass its tests, and the release adopts it as the reference
+(:mod:`pipeline.model_references`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ DEFAULT_BUCKETS: tuple[tuple[str, float], ...] = (
 SCORE_COLUMNS = (
     "cache_key", "problem_id", "model", "k", "temperature", "seed", "max_tokens", "prompt_version",
     "passes", "pass_rate", "difficulty", "generated_tokens", "truncated", "sample_seconds", "judge_seconds",
+    "passing_solution",
 )
 
 
@@ -79,7 +84,9 @@ class ScoreCache:
                     self.rows[row["cache_key"]] = row
 
     def get(self, key: str) -> dict[str, Any] | None:
-        return self.rows.get(key)
+        """The cached score, unless it is one from before passing samples were kept (a pass without its program)."""
+        hit = self.rows.get(key)
+        return None if hit is not None and hit.get("passes") and not hit.get("passing_solution") else hit
 
     def put(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -100,22 +107,25 @@ def prompt_for(row: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: DifficultyConfig,
-           evaluate_many: Callable[..., list[Any]]) -> list[list[bool]]:
-    """Evaluator verdicts for every sample, all problems' samples in one parallel batch."""
+           evaluate_many: Callable[..., list[Any]]) -> list[list[str | None]]:
+    """Per problem, per sample: its program where it passed every test, else None; all problems'
+    samples judged in one parallel batch."""
     from evaluator.model import Limits
     from evaluator.reward import extract_code
 
     jobs = []
-    verdicts = [[False] * len(samples) for samples in completions]
+    passing: list[list[str | None]] = [[None] * len(samples) for samples in completions]
     for p, (row, samples) in enumerate(zip(rows, completions)):
         for s, sample in enumerate(samples):
             code = extract_code(sample.text)
             if code is not None:
                 jobs.append(((p, s), code, row["tests"]))
+    programs = {key: code for key, code, _ in jobs}
     for result in evaluate_many(jobs, Limits(time_s=config.timeout_s), workers=config.eval_workers) if jobs else []:
-        p, s = result.key
-        verdicts[p][s] = result.passed
-    return verdicts
+        if result.passed:
+            p, s = result.key
+            passing[p][s] = programs[result.key]
+    return passing
 
 
 def score_problems(
@@ -153,16 +163,18 @@ def score_problems(
         passed = _judge(batch, completions, config, evaluate_many)
         t2 = time.monotonic()
         fresh = []
-        for row, samples, verdicts in zip(batch, completions, passed):
-            rate = sum(verdicts) / len(verdicts)
+        for row, samples, programs in zip(batch, completions, passed):
+            passes = [code for code in programs if code is not None]
+            rate = len(passes) / len(programs)
             fresh.append({
                 "cache_key": cache_key(row["problem_id"], model, config), "problem_id": row["problem_id"],
                 "model": model, "k": config.k, "temperature": config.temperature, "seed": config.seed,
-                "max_tokens": config.max_tokens, "prompt_version": PROMPT_VERSION, "passes": sum(verdicts),
+                "max_tokens": config.max_tokens, "prompt_version": PROMPT_VERSION, "passes": len(passes),
                 "pass_rate": rate, "difficulty": bucket_of(rate, config.buckets),
                 "generated_tokens": sum(s.num_tokens for s in samples),
                 "truncated": sum(1 for s in samples if s.finish_reason == "length"),
                 "sample_seconds": round((t1 - t0) / len(batch), 3), "judge_seconds": round((t2 - t1) / len(batch), 3),
+                "passing_solution": passes[0] if passes else None,
             })
         scores.extend(fresh)
         stats["sample_seconds"] += t1 - t0
@@ -191,7 +203,8 @@ def throughput(problems: int, tokens: int, seconds: float) -> dict[str, float]:
 
 
 def merge_scores(rows: list[dict[str, Any]], scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Verified rows with pass_rate/difficulty columns (None where not scored)."""
+    """Verified rows with pass_rate/difficulty columns (None where not scored), and the model's
+    passing sample (``model_solution``, not a released column: the release decides what to keep)."""
     by_id = {s["problem_id"]: s for s in scores}
     merged = []
     for row in rows:
@@ -201,5 +214,6 @@ def merge_scores(rows: list[dict[str, Any]], scores: list[dict[str, Any]]) -> li
             "pass_rate": None if score is None else score["pass_rate"],
             "difficulty": None if score is None else score["difficulty"],
             "difficulty_model": None if score is None else score["model"],
+            "model_solution": None if score is None else score.get("passing_solution"),
         })
     return merged

@@ -4,7 +4,9 @@ Not a list of per-row steps: the window is per row, but the shards, the card and
 written over all rows at once.
 
 A problem outside the pass-rate window (one the model always or never solves) is not released; it
-is returned as a reject (stage ``release``) so every verified problem is accounted for.
+is returned as a reject (stage ``release``) so every verified problem is accounted for. A problem
+whose tests no program has passed, even after the model's samples (:mod:`pipeline.model_references`),
+is released apart, in the ``unverified`` config, unless ``train_on_unverified``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from pipeline.difficulty import in_window, merge_scores
 from pipeline.filter.roles import decontaminated_against
 from pipeline.heldout import eval_group, from_date
+from pipeline.model_references import model_written, split_unverified, unverified_by_source, with_origins
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
 from pipeline.stage import VERIFY, Row, StageResult, StageStats, reject
@@ -35,7 +38,7 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
     training rows were decontaminated against (the card counts what each removed); ``stages``:
     the earlier stages' counts, in order (the card's rows per stage, with the release's own).
     """
-    rows = merge_scores(verified, scores)
+    rows = [with_origins(row) for row in merge_scores(verified, scores)]
     kept, rejects = [], []
     for row in rows:
         if in_window(row["pass_rate"], config.min_pass_rate, config.max_pass_rate):
@@ -43,27 +46,31 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         else:
             rejects.append(reject(RELEASE, row, "outside_pass_rate_window",
                                   f"pass_rate {row['pass_rate']} not in [{config.min_pass_rate}, {config.max_pass_rate}]"))
-    heldout = from_date(list(heldout), config.heldout_after) if config.eval_split == "heldout" else None
-    written = write_dataset(kept, out_dir, build_messages, config, heldout=heldout)
+    heldout = [with_origins(r) for r in from_date(list(heldout), config.heldout_after)] if config.eval_split == "heldout" else None
+    train, unverified = split_unverified(kept, config.train_on_unverified)
+    written = write_dataset(train, out_dir, build_messages, config, heldout=heldout, unverified=unverified)
     sources: dict[str, dict[str, Any]] = {}
-    for row in kept:
-        entry = sources.setdefault(row["source"], {"rows": 0, "license": row.get("license")})
+    for row in kept:  # both configs: every released row's licence
+        entry = sources.setdefault(row["source"], {"rows": 0, "unverified": 0, "license": row.get("license")})
         entry["rows"] += 1
-    histogram = dict(Counter(str(row["difficulty"]) for row in kept))
+        entry["unverified"] += not row.get("verified")
+    histogram = dict(Counter(str(row["difficulty"]) for row in train))
     verify_rejects = [r for r in rejected if r["stage"] == VERIFY]
     own = StageStats(len(verified), len(kept), len(rejects), dict(Counter(r["reason"] for r in rejects)))
     card = card_markdown(
         {**(stages or {}), RELEASE: own},
         dict(Counter(r["reason"] for r in rejected)), sources, histogram, written.counts,
-        figures=card_figures(out_dir, kept, histogram),
+        figures=card_figures(out_dir, train, histogram),
         test_strength=strength_markdown(strength_by_source(verified, verify_rejects)),
         verify_funnel=funnel_markdown(funnel_by_source(verified, verify_rejects)),
         decontamination=decontaminated_against(references, rejected),
+        unverified=unverified_by_source(kept), train_on_unverified=config.train_on_unverified,
     )
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])
     return StageResult(kept, rejects).count(
         len(verified), splits=written.counts, manifest=manifest, difficulty=histogram, card=card,
+        model_references=sum(1 for r in kept if model_written(r)),
         card_path=write_card(out_dir, card), eval_split=config.eval_split,
         heldout_groups=dict(Counter(eval_group(r) for r in heldout)) if heldout is not None else None,
     )

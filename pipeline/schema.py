@@ -98,6 +98,9 @@ DATASET_FIELDS: list[pa.Field] = [
     pa.field("difficulty", pa.string()),
     pa.field("difficulty_model", pa.string()),
     pa.field("split", pa.string()),
+    # per entry of ``solutions``: "source", or "model:<model>" for a model's sample that passed every
+    # test of a problem none of whose source's references did (pipeline.model_references)
+    pa.field("solution_origins", pa.list_(pa.string())),
 ]
 DATASET_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS + DATASET_FIELDS)
 
@@ -115,7 +118,8 @@ REJECT_SCHEMA = pa.schema(
 
 # A model's pass rate per problem (``pipeline.difficulty``; its other columns are kept as they come).
 SCORE_SCHEMA = pa.schema([pa.field("problem_id", pa.string()), pa.field("pass_rate", pa.float64()),
-                          pa.field("difficulty", pa.string()), pa.field("model", pa.string())])
+                          pa.field("difficulty", pa.string()), pa.field("model", pa.string()),
+                          pa.field("passing_solution", pa.string())])  # a sample that passed every test
 # The released files: one row per shard (canonical layout) or per split (verl's layout).
 MANIFEST_SCHEMA = pa.schema([pa.field("split", pa.string()), pa.field("layout", pa.string()), pa.field("path", pa.string())])
 

@@ -6,6 +6,8 @@ Layout under the output directory (a local path or fsspec URL)::
     README.md                                 dataset card (Hugging Face YAML header: configs)
     figures/*.png                             the card's figures (source mix, difficulty, lengths)
     data/{train,test}-00000-of-0000N.parquet  canonical rows
+    unverified/train-00000-of-0000N.parquet   config ``unverified``: problems whose tests no program
+                                              has passed (pipeline.model_references), not in train
     verl/{train,test}.parquet                 verl's RL layout (data.train_files / data.val_files)
 """
 
@@ -25,6 +27,7 @@ from pipeline.stage import StageStats
 
 ABILITY = "code"
 SPLITS = ("train", "test")
+UNVERIFIED = "unverified"  # the config (and the rows' ``split``) of the problems no program has passed
 
 
 @dataclass
@@ -41,6 +44,9 @@ class ShardConfig:
     # Training-set pass-rate window, inclusive; default drops problems the model always solves.
     min_pass_rate: float = 0.0
     max_pass_rate: float = 0.999999
+    # Problems whose tests no program has passed (no reference, no passing model sample) go to the
+    # `unverified` config; true puts them in the train split (and verl's train file) with the rest.
+    train_on_unverified: bool = False
 
 
 def split_of(problem_id: str, test_fraction: float, seed: str = "microcoder") -> str:
@@ -101,9 +107,11 @@ def write_dataset(
     build_messages: Callable[..., list[dict[str, str]]],
     config: ShardConfig | None = None,
     heldout: list[dict[str, Any]] | None = None,
+    unverified: list[dict[str, Any]] | None = None,
 ) -> WrittenDataset:
     """``heldout``: the evaluation rows (the held-out sources, verified) for ``eval_split="heldout"``:
-    they are the test split and every released row trains; ``"hash"`` splits the released rows."""
+    they are the test split and every released row trains; ``"hash"`` splits the released rows.
+    ``unverified``: rows written apart (config ``unverified``, canonical layout only): in neither split."""
     from pipeline.heldout import eval_group
 
     config = config or ShardConfig()
@@ -117,21 +125,38 @@ def write_dataset(
         by_split["test"] = [{**row, "split": "test"} for row in sorted(heldout or [], key=lambda r: r["problem_id"])]
     files: dict[str, list[str]] = {}
     verl_files: dict[str, str] = {}
+    apart = [{**row, "split": UNVERIFIED} for row in sorted(unverified or [], key=lambda r: r["problem_id"])]
+    files[UNVERIFIED] = _write_shards(apart, f"{out_dir}/{UNVERIFIED}/train", config)
     for split, split_rows in by_split.items():
-        table = rows_to_table(split_rows, DATASET_SCHEMA)
-        shards = chunk_table(table, config.max_rows_per_shard, config.max_bytes_per_shard)
-        files[split] = []
-        for number, shard in enumerate(shards):
-            url = f"{out_dir}/data/{split}-{number:05d}-of-{len(shards):05d}.parquet"
-            _write(shard, url)
-            files[split].append(url)
+        files[split] = _write_shards(split_rows, f"{out_dir}/data/{split}", config)
         verl_rows = [to_verl_row(row, split, i, build_messages,
                                  eval_group(row) if split == "test" and not hashed else None)
                      for i, row in enumerate(split_rows)]
         verl_table = pa.Table.from_pylist(verl_rows) if verl_rows else pa.table({"data_source": pa.array([], pa.string())})
         verl_files[split] = f"{out_dir}/verl/{split}.parquet"
         _write(verl_table, verl_files[split])
-    return WrittenDataset(files, verl_files, {split: len(r) for split, r in by_split.items()})
+    return WrittenDataset(files, verl_files, {**{split: len(r) for split, r in by_split.items()}, UNVERIFIED: len(apart)})
+
+
+def _write_shards(rows: list[dict[str, Any]], prefix: str, config: ShardConfig) -> list[str]:
+    """Canonical rows as size-capped shards ``<prefix>-NNNNN-of-NNNNN.parquet`` (one, empty, for no rows)."""
+    shards = chunk_table(rows_to_table(rows, DATASET_SCHEMA), config.max_rows_per_shard, config.max_bytes_per_shard)
+    urls = [f"{prefix}-{number:05d}-of-{len(shards):05d}.parquet" for number in range(len(shards))]
+    for shard, url in zip(shards, urls):
+        _write(shard, url)
+    return urls
+
+
+def problem_ids(url: str, layout: str) -> set[str]:
+    """The problem ids in one released file (``layout``: "canonical" or "verl", as in the manifest)."""
+    column = "problem_id" if layout == "canonical" else "extra_info"
+    fs, path = fsspec.core.url_to_fs(url)
+    with fs.open(path, "rb") as handle:
+        table = pq.read_table(handle)
+    if column not in table.column_names:  # an empty verl file has no extra_info
+        return set()
+    values = table.column(column).to_pylist()
+    return {v if layout == "canonical" else v["problem_id"] for v in values}
 
 
 def write_card(out_dir: str, card_markdown: str) -> str:
@@ -143,6 +168,9 @@ def write_card(out_dir: str, card_markdown: str) -> str:
             "- config_name: default",
             "  data_files:",
             *[f"  - split: {split}\n    path: data/{split}-*" for split in SPLITS],
+            f"- config_name: {UNVERIFIED}",
+            "  data_files:",
+            f"  - split: train\n    path: {UNVERIFIED}/train-*",
             "---",
             "",
         ]
@@ -189,12 +217,15 @@ def card_markdown(
     test_strength: str | None = None,
     verify_funnel: str | None = None,
     decontamination: list[dict[str, Any]] | None = None,
+    unverified: dict[str, dict[str, int]] | None = None,
+    train_on_unverified: bool = False,
 ) -> str:
     """The dataset card body: what went in, what was rejected and why, what came out.
 
     ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source);
     ``verify_funnel``: that of ``pipeline.testgen.report.funnel_markdown``; ``decontamination``:
-    per benchmark or held-out source, its problems and the training rows removed as their copies.
+    per benchmark or held-out source, its problems and the training rows removed as their copies;
+    ``unverified``: per source, ``pipeline.model_references.unverified_by_source``.
     """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
@@ -213,7 +244,8 @@ def card_markdown(
         table(("split", "rows"), sorted(split_counts.items())),
         "",
         "## Sources and licences",
-        table(("source", "rows", "licence"), [(s, v.get("rows", 0), v.get("license") or "") for s, v in sorted(sources.items())]),
+        table(("source", "rows", "of them unverified", "licence"),
+              [(s, v.get("rows", 0), v.get("unverified", 0), v.get("license") or "") for s, v in sorted(sources.items())]),
         "",
         "## Rows per stage",
         table(("stage", "rows in", "kept", "rejected"), [(name, s.input, s.kept, s.rejected) for name, s in stages.items()]),
@@ -225,6 +257,17 @@ def card_markdown(
            table(("benchmark source", "problems", "training rows removed"),
                  [(d["benchmark"], d["problems"], d["training_rows_removed"]) for d in decontamination]), ""]
           if decontamination else []),
+        *(["## Problems whose tests no source reference passed",
+           "A model's sample that passed every test is the reference of such a problem (`solutions`, with "
+           "`solution_origins` `model:<model>`; a source's reference says `source`). The rest are unverified: "
+           + ("in the `train` split, as the release's `train_on_unverified` setting asks."
+              if train_on_unverified else
+              f"in the `{UNVERIFIED}` config (`datasets.load_dataset(<this folder>, \"{UNVERIFIED}\")`), "
+              "not in `train` nor in `verl/train.parquet`; the release's `train_on_unverified` setting puts them back."),
+           "",
+           table(("source", "no source reference passed", "model-written reference", "unverified"),
+                 [(s, c["without_reference"], c["model_reference"], c["unverified"]) for s, c in unverified.items()]), ""]
+          if unverified else []),
         *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
         "## Difficulty (model pass rate)",

@@ -10,14 +10,17 @@ and it joins the cluster instead of starting Ray.
 
 Messages (Pipes ``report_custom_message`` payloads, or stdout JSON lines standalone):
     {"type": "step", "step": int, "metrics": {name: float}}   one per training step (verl's
-        metrics dict: critic/score/mean, response_length/mean, actor/pg_clipfrac*,
+        metrics dict: critic/score/mean, response_length/mean, actor/pg_clipfrac*, actor/ratio_*,
         microcoder/{diversity,masked_count,truncation_rate,accuracy,temperature}, timing_s/*)
-    {"type": "done", "checkpoint": str|None, "eval": {"pass@1": float, "attempts": int, ...}}
+    {"type": "done", "checkpoint": str|None, "eval": {"pass@1": float, "attempts": int, "lengths": ...},
+     "temperature": {...}, "card": str, ...}
 Outputs go to ``output_dir``, a local path or any fsspec URL (``training.storage``): verl
 writes locally, and checkpoints, metrics and the evaluation are mirrored there as they land.
-At the end, under Pipes, ``report_asset_materialization`` carries the final metrics, the
-checkpoint URL and the held-out evaluation (pass@1 averaged over ``eval_attempts`` samples
-per test problem, verl's validation on ``val_files``) as metadata.
+Before verl starts, the run's resolved config is saved next to its checkpoints
+(``checkpoints/verl_config.yaml``, ``verl_overrides.txt``, ``training_config.json``); at the end,
+the training card (``card.md``, :mod:`training.card`). Under Pipes, ``report_asset_materialization``
+carries the final metrics, the checkpoint URL and the held-out evaluation (pass@1 averaged over
+``eval_attempts`` samples per test problem at each evaluation length) as metadata.
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from training.card import training_card
 from training.progress import signal_summary, step_line
 from training.ray_job import in_ray_job, on_this_node
 from training.storage import SCRATCH_ENV, RunStorage, localize
 from training.verl_ext.config import TrainingConfig
+from training.verl_ext.keys import TD_RECORD
 
 LOG_NAME = "train.log"  # verl's and Ray's output, unless TrainingConfig.console_output
 CPU_MODULES = "training.verl_ext.cpu.platform,training.verl_ext.register,training.verl_ext.cpu"
@@ -130,6 +135,20 @@ class Console:
                     yield channel
 
         return ConsoleMessageWriter()
+
+
+CONFIG_FILES = ("checkpoints/verl_config.yaml", "checkpoints/verl_overrides.txt", "checkpoints/training_config.json")
+
+
+def resolved_config(cfg: TrainingConfig, model_path: str) -> dict[str, str]:
+    """The run's config as files to save next to its checkpoints: verl's composed config with every
+    interpolation resolved, the overrides that made it, and the TrainingConfig."""
+    from omegaconf import OmegaConf
+
+    overrides = cfg.to_hydra_overrides(model_path)
+    config = compose_verl_config(overrides)
+    return dict(zip(CONFIG_FILES, (OmegaConf.to_yaml(config, resolve=True), "\n".join(overrides) + "\n",
+                                   cfg.to_json())))
 
 
 def run_verl(cfg: TrainingConfig, model_path: str, env: dict[str, str]) -> None:
@@ -237,21 +256,35 @@ def _scalars(data: dict) -> dict[str, float]:
 
 
 def held_out_eval(steps: list[dict], attempts: int) -> dict[str, Any]:
-    """pass@1 averaged over ``attempts`` samples per held-out problem, then over problems: the
-    trainer's ``microcoder/heldout/*`` (binary acc; per group = verl data source), else verl's
-    validation mean@attempts per data source."""
-    final = {}
+    """The last held-out evaluation of the run: per evaluation length, pass@1 averaged over
+    ``attempts`` samples per problem, then over problems, overall and per group (the trainer's
+    ``microcoder/heldout/L<length>/*``, binary acc); ``pass@1``, ``problems`` and ``sources`` are
+    the first length's. Without them, verl's validation mean@attempts per data source."""
+    final: dict[str, float] = {}
     for msg in steps:
-        final.update({k: v for k, v in msg["metrics"].items() if k.startswith(("val-core/", "microcoder/heldout/"))})
-    if "microcoder/heldout/pass@1" in final:
-        groups = {k[len("microcoder/heldout/"):-len("/pass@1")]: v for k, v in final.items()
-                  if k.endswith("/pass@1") and k != "microcoder/heldout/pass@1"}
-        return {"pass@1": final["microcoder/heldout/pass@1"], "attempts": attempts, "sources": groups,
-                "problems": final.get("microcoder/heldout/problems")}
+        final.update({k: v for k, v in msg["metrics"].items() if k.startswith(("val-", "microcoder/heldout/"))})
+    lengths: dict[str, dict] = {}
+    for key, value in final.items():
+        head, _, rest = key.removeprefix("microcoder/heldout/").partition("/")
+        if not (key.startswith("microcoder/heldout/L") and head[1:].isdigit()):
+            continue
+        entry = lengths.setdefault(head[1:], {"groups": {}})
+        if rest in ("pass@1", "problems"):
+            entry[rest] = value
+        else:
+            group, _, what = rest.rpartition("/")
+            entry["groups"].setdefault(group, {})[what] = value
+    info = {name: final.get(f"microcoder/heldout/{name}") for name in
+            ("temperature", "split_problems", "window_problems", "unplaced_problems", "prompt_limit")}
+    if lengths:
+        ordered = dict(sorted(lengths.items(), key=lambda kv: int(kv[0])))
+        first = next(iter(ordered.values()))
+        return {"pass@1": first.get("pass@1"), "attempts": attempts, "problems": first.get("problems"),
+                "sources": {g: v.get("pass@1") for g, v in first["groups"].items()}, "lengths": ordered, **info}
     keys = [k for k in final if k.endswith(f"/mean@{attempts}") and "/reward/" in k or k.endswith(f"acc/mean@{attempts}")]
     values = [final[k] for k in keys]
     return {"pass@1": sum(values) / len(values) if values else None, "attempts": attempts,
-            "sources": {k: final[k] for k in keys}}
+            "sources": {k: final[k] for k in keys}, "lengths": {}, **info}
 
 
 def latest_checkpoint(cfg: TrainingConfig) -> str | None:
@@ -282,20 +315,31 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
     started = time.time()
     try:
         with output_to(None if cfg.console_output else log_path):
+            for name, text in resolved_config(local, model_path).items():  # next to the checkpoints, first
+                (storage.local / name).parent.mkdir(parents=True, exist_ok=True)
+                (storage.local / name).write_text(text)
+                if storage.remote:
+                    storage.write_text(name, text)
             run_verl(local, model_path, verl_env(local, metrics_path))
     finally:
         tail.stop()
         storage.mirror(log_path)
     evaluation = held_out_eval(tail.steps, cfg.eval_attempts)
+    temperature_file = storage.local / TD_RECORD
+    temperature = json.loads(temperature_file.read_text()) if temperature_file.exists() else {}
     summary = {"type": "done", "checkpoint": storage.sync_checkpoints() or storage.latest_checkpoint(),
                "output_url": storage.url, "resumed_from_step": resumed_from, "model_path": model_path,
                "code_dir": str(Path(__file__).resolve().parents[1]),  # a Ray job's working_dir copy
                "eval": evaluation, "steps": len(tail.steps), "wall_s": round(time.time() - started, 1),
                "train_log": None if cfg.console_output else storage.url_of(LOG_NAME),
                "learning_signal": signal_summary([m["metrics"] for m in tail.steps]),
-               "final_metrics": tail.steps[-1]["metrics"] if tail.steps else {}}
+               "final_metrics": tail.steps[-1]["metrics"] if tail.steps else {},
+               "resolved_config": storage.url_of(CONFIG_FILES[0]), "temperature": temperature}
     storage.mirror(metrics_path)
+    storage.mirror(temperature_file)
     summary["eval_url"] = storage.write_json("eval.json", evaluation)
+    summary["card"] = training_card(local, summary, tail.steps, temperature)
+    summary["card_url"] = storage.write_text("card.md", summary["card"])
     storage.write_json("summary.json", summary)
     emit(summary)
     return summary
@@ -316,12 +360,14 @@ def _main_pipes() -> int:
 
         summary = train(cfg, emit)
         meta: dict[str, Any] = {k: v for k, v in summary["final_metrics"].items()
-                                if k.startswith(("critic/score", "microcoder/", "actor/pg_clipfrac", "response_length/mean"))}
+                                if k.startswith(("critic/score", "microcoder/", "actor/pg_clipfrac", "actor/ratio_",
+                                                 "response_length/mean"))}
         meta.update({"checkpoint": summary["checkpoint"] or "", "output_url": summary["output_url"],
                      "eval_url": summary["eval_url"], "code_dir": summary["code_dir"], "steps": summary["steps"],
                      "wall_s": summary["wall_s"], "eval_pass@1": summary["eval"]["pass@1"],
                      "eval_attempts": summary["eval"]["attempts"], "train_log": summary["train_log"],
-                     "learning_signal": summary["learning_signal"]})
+                     "learning_signal": summary["learning_signal"], "card_url": summary["card_url"],
+                     "resolved_config": summary["resolved_config"]})
         pipes.report_asset_materialization(metadata={k: v for k, v in meta.items() if v is not None})
     return 0
 
@@ -334,7 +380,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.config is None and args.config_json is None:
         return _main_pipes()
     data = json.loads(args.config_json) if args.config_json else json.loads(Path(args.config).read_text())
-    cfg = TrainingConfig.from_dict(data)
+    return run_standalone(TrainingConfig.from_dict(data))
+
+
+def run_standalone(cfg: TrainingConfig) -> int:
+    """Train here without Dagster: one ``MICROCODER <json>`` line per event and a step line per step
+    on stdout, verl's own output in ``train.log``; at the end, where the card and the log are."""
     console = Console()  # stays the terminal while verl's output goes to train.log
     lines = StepLines(cfg.steps)
 
@@ -344,6 +395,12 @@ def main(argv: list[str] | None = None) -> int:
             print(lines(msg), file=console.err if cfg.console_output else console.out, flush=True)
 
     summary = train(cfg, emit)
+    evaluation = summary["eval"]
+    for length, result in (evaluation.get("lengths") or {}).items():
+        print(f"held-out pass@1 at {length} tokens: {result.get('pass@1', float('nan')):.3f} over "
+              f"{int(result.get('problems') or 0)} problems x {evaluation['attempts']} samples, "
+              f"T {evaluation.get('temperature')}", file=console.out, flush=True)
+    print(f"training card: {summary['card_url']}", file=console.out, flush=True)
     if summary["train_log"]:
         print(f"verl's and Ray's output: {summary['train_log']}", file=console.out, flush=True)
     return 0

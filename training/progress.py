@@ -31,7 +31,9 @@ def learning_signal(metrics: Mapping[str, float]) -> str | None:
 
 
 def step_line(step: int, total: int, metrics: Mapping[str, float], elapsed_s: float, step_s: float) -> str:
-    """``step 1/2: reward 0.250 · pass@1 0.250 · T 0.9 · diversity 0.71 · length 88 · 61.0s, ETA 1m01s``."""
+    """``step 1/2: reward 0.250 · pass@1 0.250 · T 0.9 · diversity 0.71 · length 88 · grad_norm 2.1 ·
+    clip 0.009 · ratio 0.66-1.44 · 61.0s, ETA 1m01s``: the clip fraction and the PPO ratio's range
+    over the step's updates (a range of exactly 1-1 means one update a step, where no clip can bind)."""
     m = metrics
     parts = [f"reward {m.get('critic/score/mean', float('nan')):.3f}",
              f"pass@1 {m.get('microcoder/accuracy', float('nan')):.3f}",
@@ -40,6 +42,10 @@ def step_line(step: int, total: int, metrics: Mapping[str, float], elapsed_s: fl
              f"length {m.get('response_length/mean', float('nan')):.0f}"]
     if "actor/grad_norm" in m:
         parts.append(f"grad_norm {m['actor/grad_norm']:.3g}")
+    if "actor/pg_clipfrac" in m:
+        parts.append(f"clip {m['actor/pg_clipfrac']:.3g}")
+    if "actor/ratio_min" in m and "actor/ratio_max" in m:
+        parts.append(f"ratio {m['actor/ratio_min']:.3g}-{m['actor/ratio_max']:.3g}")
     eta = elapsed_s / step * (total - step) if step else 0.0
     line = f"step {step}/{total}: " + " · ".join(parts) + f" · {format_duration(step_s)}" + (f", ETA {format_duration(eta)}" if step < total else "")
     note = learning_signal(m)

@@ -13,6 +13,7 @@ from assets.dataset.checks import (
     dataset_checks,
     filter_checks,
     specs,
+    unverified_check,
     verify_checks,
 )
 from assets.io import Rows, all_rows
@@ -186,13 +187,15 @@ def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, proces
 
 
 @dg.asset(group_name=GROUP, automation_condition=EAGER, check_specs=specs("microcoder_dataset", DATASET_CHECKS),
-          description="Parquet shards (train: the verified training problems; test: the verified held-out problems), "
-                      "dataset card, and verl's RL layout; returns the file manifest.")
+          description="Parquet shards (train: the verified training problems; test: the verified held-out problems; "
+                      "config unverified: problems whose tests no program has passed), dataset card, and verl's RL "
+                      "layout; returns the file manifest.")
 def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
                        difficulty_scores: Rows, rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
     out_dir = f"{data_root()}/dataset"
     stages = stage_counts(context.instance, STAGE_ASSETS)
-    result = release(verified_problems, difficulty_scores, rejected_problems, to_dataclass(ShardConfig, config), out_dir,
+    settings = to_dataclass(ShardConfig, config)
+    result = release(verified_problems, difficulty_scores, rejected_problems, settings, out_dir,
                      heldout=verified_heldout, references=benchmark_problems, stages=stages)
     stats = result.stats
     released = {r["problem_id"] for r in result.kept}
@@ -200,6 +203,7 @@ def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig
         "dagster/row_count": len(result.kept), **stage_metadata(stats, omit=("manifest", "card", "card_path")),
         "splits": dg.MetadataValue.json(stats["splits"]),
         "eval_split": stats["eval_split"], "out_of_pass_rate_window": stats.rejected,
+        "unverified": stats["splits"]["unverified"], "model_references": stats["model_references"],
         **({"heldout_groups": dg.MetadataValue.json(stats["heldout_groups"])} if stats["heldout_groups"] is not None else {}),
         **source_mix_metadata([r for r in verified_problems if r["problem_id"] in released]),
         **difficulty_metadata(stats["difficulty"], [r["pass_rate"] for r in result.kept if r.get("pass_rate") is not None]),
@@ -207,3 +211,4 @@ def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig
         "card_path": dg.MetadataValue.path(stats["card_path"]),
     })
     yield from dataset_checks(result.kept, benchmark_problems)
+    yield unverified_check(result.kept, stats["manifest"], settings.train_on_unverified)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import dagster as dg
 
 from pipeline.filter import BenchmarkSet, FilterConfig, benchmark_sets, find_contamination
+from pipeline.shards import problem_ids
 from pipeline.stage import StageResult
 from pipeline.verify import VerifyConfig
 
@@ -23,6 +24,9 @@ FILTER_CHECKS = {
 DATASET_CHECKS = {
     "no_benchmark_in_training": "No training row comes from a benchmark or held-out source, or shares a benchmark "
                                 "problem's n-grams (the Filter's default thresholds).",
+    "no_unverified_in_training": "No problem whose tests no program has passed is in the train split's files "
+                                 "(canonical shards and verl's train file): they are in the unverified config "
+                                 "(warns when the run's train_on_unverified puts them back).",
 }
 VERIFY_CHECKS = {
     "verified_problem_ids_unique": "Every problem_id appears once.",
@@ -97,3 +101,17 @@ def dataset_checks(train_rows: list[dict], references: list[dict]) -> Iterator[d
     yield _result("microcoder_dataset", "no_benchmark_in_training", not leaks, training_rows=len(train_rows),
                   benchmark_problems=len(references), from_benchmark_source=len(from_source), copies=len(copies),
                   examples=str(leaks[:5]))
+
+
+def unverified_check(released: list[dict], manifest: list[dict], train_on_unverified: bool) -> dg.AssetCheckResult:
+    """Reads back the train files the release wrote (the manifest's) and looks for unverified ids."""
+    unverified = {r["problem_id"] for r in released if not r.get("verified")}
+    in_train = set()
+    for entry in manifest:
+        if entry["split"] == "train":
+            in_train |= problem_ids(entry["path"], entry["layout"]) & unverified
+    return dg.AssetCheckResult(
+        asset_key="microcoder_dataset", check_name="no_unverified_in_training", passed=not in_train,
+        severity=dg.AssetCheckSeverity.WARN if train_on_unverified else dg.AssetCheckSeverity.ERROR,
+        metadata={"unverified": len(unverified), "in_train": len(in_train), "train_on_unverified": train_on_unverified,
+                  "examples": str(sorted(in_train)[:5])})

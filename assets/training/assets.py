@@ -14,7 +14,6 @@ from pipeline.paths import data_root
 from training.demo_data import demo_train_file
 from training.grpo.presets import LABELS, GRPOConfig
 from training.verl_ext.config import TrainingConfig, algorithm_for, preset_values
-from training.verl_ext.temperature_metrics import temperature_report
 
 GROUP = "training"
 
@@ -29,17 +28,17 @@ class TrainingRunConfig(run_config_for(TrainingConfig, "TrainingConfigBase")):  
     algorithm: AlgorithmChanges = Field(default_factory=AlgorithmChanges)  # type: ignore[valid-type]
 
 
-def temperature_metadata(steps: list[dict]) -> dict:
-    """T(D) as metadata: probe table (T -> diversity, spread), the chosen T and every switch."""
-    report = temperature_report(steps)
-    if not report:
+def temperature_metadata(record: dict) -> dict:
+    """T(D) as metadata, from the run's ``temperature.json``: the probe's curve (T -> diversity,
+    spread), the rule, why it chose its T, and every switch."""
+    if not record:
         return {"temperature_rule": "fixed"}
-    rows = "\n".join(f"| {p['temperature']:g} | {p.get('diversity', float('nan')):.3f} | "
-                     f"{p.get('spread', float('nan')):.3f} |" for p in report["probe"])
-    return {"temperature_rule": "diversity", "temperature_chosen": report["chosen"],
-            "temperature_target_diversity": report["target_diversity"],
+    rows = "\n".join(f"| {p['temperature']:g} | {p['diversity']:.3f} | {p['spread']:.3f} |" for p in record["probe"])
+    return {"temperature_rule": "diversity", "temperature_chosen": record["chosen"],
+            "temperature_target_diversity": record["target_diversity"],
             "temperature_probe": dg.MetadataValue.md("| T | diversity | spread |\n|---|---|---|\n" + rows),
-            "temperature_switches": dg.MetadataValue.json(report["switches"])}
+            "temperature_rule_text": record["rule"], "temperature_reason": record["reason"],
+            "temperature_switches": dg.MetadataValue.json(record["switches"])}
 
 
 def training_config(config: TrainingRunConfig, manifest: Rows, run_id: str) -> TrainingConfig:
@@ -89,6 +88,7 @@ def grpo_training_run(
         )
     messages = invocation.get_custom_messages()
     steps = [m for m in messages if isinstance(m, dict) and m.get("type") == "step"]
+    done = next((m for m in messages if isinstance(m, dict) and m.get("type") == "done"), {})
     metadata = {
         "steps": len(steps),
         "preset": cfg.preset,
@@ -98,7 +98,8 @@ def grpo_training_run(
         **({"ray_address": address} if address else {}),  # the job id comes as "Ray Job ID"
         "metrics_per_step": dg.MetadataValue.json(steps),
         **training_curves_metadata([m["metrics"] for m in steps]),
-        **temperature_metadata(steps),
+        **temperature_metadata(done.get("temperature") or {}),
+        **({"training_card": dg.MetadataValue.md(done["card"])} if done.get("card") else {}),
     }
     result = invocation.get_materialize_result()
     return dg.MaterializeResult(metadata={**(result.metadata or {}), **metadata})

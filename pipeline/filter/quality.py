@@ -30,6 +30,12 @@ SPECIAL_JUDGE_RE = re.compile(
     r"|\bany of them\b|\bin any order\b",
     re.IGNORECASE,
 )
+# "in any order" often describes the operation ("rearrange the digits in any order", "finish the
+# tasks in any order"), not the answer: evidence only where the answer could be a list.
+OPERATION_ORDER_RE = re.compile(r"in any order", re.IGNORECASE)
+NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+BOOL_WORDS = {"true", "false", "yes", "no"}
+TEST_CASES_RE = re.compile(r"\btest ?cases?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,69 @@ def needs_images(row: dict[str, Any]) -> str | None:
     return match.group(0) if match else None
 
 
+def _fixed_by_statement(word: str, statement: str) -> bool:
+    """``word`` is a string the statement prints in quotes (\"Impossible\", «YES», 'Alice')."""
+    return re.search(rf"[\"'«“`]\s*{re.escape(word)}\s*[\"'»”`]", statement) is not None
+
+
+def _one_token_answer(token: str, statement: str) -> bool:
+    return (NUMBER_RE.fullmatch(token) is not None or token.lower() in BOOL_WORDS
+            or _fixed_by_statement(token, statement))
+
+
+def _stdin_scalar(case_input: str, output: str, statement: str) -> bool:
+    """One token, or one token per line for a multi-test-case input (the first input token says
+    how many test cases, and the output has as many lines)."""
+    lines = [line.strip() for line in output.strip().splitlines()]
+    if not lines or any(len(line.split()) != 1 or not _one_token_answer(line, statement) for line in lines):
+        return False
+    if len(lines) == 1:
+        return True
+    first = case_input.split(maxsplit=1)[0] if case_input.strip() else ""
+    return bool(TEST_CASES_RE.search(statement)) and first.isdigit() and int(first) == len(lines)
+
+
+def _call_scalar(output: str, statement: str) -> bool:
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return False
+    if isinstance(value, (bool, int, float)):
+        return True
+    return isinstance(value, str) and value != "" and len(value.split()) == 1 and _fixed_by_statement(value, statement)
+
+
+def single_valued_answer(row: dict[str, Any]) -> bool:
+    """Every test's answer is a number, a bool or one string the statement fixes: an answer with
+    one valid form (no order to choose, nothing to pick among). Assert-style tests are not read."""
+    tests: Tests | None = row.get("tests")
+    if tests is None or tests.kind not in ("stdin", "call") or not tests.cases:
+        return False
+    statement = row.get("statement") or ""
+    if tests.kind == "call":
+        return all(_call_scalar(case.output, statement) for case in tests.cases)
+    return all(_stdin_scalar(case.input, case.output, statement) for case in tests.cases)
+
+
 def special_judge(row: dict[str, Any]) -> str | None:
-    """Evidence that several outputs are accepted (needs a checker), or None."""
+    """Evidence that several outputs are accepted (needs a checker), or None.
+
+    "in any order" is no evidence when every answer is single-valued (:func:`single_valued_answer`):
+    then it is the operation that may go in any order. The answer-directed phrases ("print any of
+    them", "if there are several answers") stay evidence even then: "print any index" is a number.
+    """
     meta = row_metadata(row)
     for key in ("special_judge", "output_spj", "spj"):
         if _truthy(meta.get(key)):
             return f"metadata.{key}"
-    match = SPECIAL_JUDGE_RE.search(row.get("statement") or "")
-    return match.group(0) if match else None
+    single: bool | None = None  # computed once, only when an "in any order" needs it
+    for match in SPECIAL_JUDGE_RE.finditer(row.get("statement") or ""):
+        if OPERATION_ORDER_RE.fullmatch(match.group(0)):
+            single = single_valued_answer(row) if single is None else single
+            if single:
+                continue
+        return match.group(0)
+    return None
 
 
 def check(row: dict[str, Any], config: QualityConfig) -> tuple[str, str] | None:

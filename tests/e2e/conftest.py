@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-SOURCES = ("humaneval", "mbpp", "leetcode", "livecodebench", "taco")
+SOURCES = ("humaneval", "mbpp", "leetcode", "livecodebench", "taco", "xcodeeval")  # xcodeeval: no references
 
 
 @pytest.fixture(scope="session")

@@ -56,6 +56,10 @@ def test_load_with_hugging_face_datasets(built, tmp_path):
     # The card's YAML header declares the same splits: load_dataset on the folder agrees.
     by_card = datasets.load_dataset(str(root / "dataset"), cache_dir=str(tmp_path / "hf-cache-card"))
     assert {split: by_card[split].num_rows for split in by_card} == expected
+    # ... and its second config, the problems no program has passed, apart from train
+    unverified = datasets.load_dataset(str(root / "dataset"), "unverified", split="train", cache_dir=str(tmp_path / "hf-cache-card"))
+    assert unverified.num_rows == pl.read_parquet(root / "dataset" / "unverified" / "train-*.parquet").height > 0
+    assert set(unverified["split"]) == {"unverified"} and not set(unverified["problem_id"]) & set(by_card["train"]["problem_id"])
 
 
 def test_load_with_polars(built):

@@ -47,7 +47,7 @@ def test_the_roles_shape_the_lineage_and_the_card(built, built_instance):
             for k in ("filtered_problems", "benchmark_problems", "verified_heldout", "microcoder_dataset")}
     roles = meta["filtered_problems"]["rows_by_role"].value
     assert set(roles["benchmark"]) == {"humaneval"} and set(roles["heldout"]) == {"livecodebench"}
-    assert set(roles["train"]) == {"mbpp", "leetcode", "taco"}
+    assert set(roles["train"]) == {"mbpp", "leetcode", "taco", "xcodeeval"}
     assert meta["benchmark_problems"]["rows_in"].value == 164 + 879
     assert meta["microcoder_dataset"]["splits"].value["test"] == meta["verified_heldout"]["rows_kept"].value > 0
     card = (root / "dataset" / "README.md").read_text()
@@ -60,6 +60,28 @@ def test_the_roles_shape_the_lineage_and_the_card(built, built_instance):
     assert check.passed and check.metadata["benchmark_problems"].value == 164 + 879
     train = pl.read_parquet(root / "dataset" / "data" / "train-*.parquet")
     assert not set(train["source"].unique()) & {"humaneval", "livecodebench", "mbpp_test"}
+
+
+def test_problems_no_program_passed_are_released_apart(built):
+    """xCodeEval gives no references: its problems go to the `unverified` config (unless a model's
+    sample passes every test), never to train nor verl's train file; the card counts them."""
+    root, result = built
+    apart = pl.read_parquet(root / "dataset" / "unverified" / "train-*.parquet")
+    assert apart.height > 0 and set(apart["source"]) == {"xcodeeval"}
+    assert not apart["verified"].any() and set(apart["split"]) == {"unverified"}
+    train = pl.read_parquet(root / "dataset" / "data" / "train-*.parquet")
+    verl = pl.read_parquet(root / "dataset" / "verl" / "train.parquet")
+    trained = set(train["problem_id"]) | {e["problem_id"] for e in verl["extra_info"]}
+    assert not trained & set(apart["problem_id"])
+    assert train["verified"].all()
+    for row in train.iter_rows(named=True):  # every reference says where it comes from
+        assert len(row["solution_origins"]) == len(row["solutions"]) > 0
+    model_written = train.filter(pl.col("solution_origins").list.eval(pl.element().str.starts_with("model:")).list.any())
+    check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_unverified_in_training")
+    assert check.passed and check.metadata["unverified"].value == apart.height
+    card = (root / "dataset" / "README.md").read_text()
+    assert "- config_name: unverified" in card and f"| unverified | {apart.height} |" in card
+    assert f"| xcodeeval | {apart.height + model_written.height} | {model_written.height} | {apart.height} |" in card
 
 
 def test_shards_load_with_datasets_and_polars(built):

@@ -1,7 +1,8 @@
 """verl on CPU, launched as few times as the assertions need: the ``grpo_training_run`` asset through
 Pipes (2 MicroCoder-GRPO steps, traced), then the standalone launcher resuming that run for a
 third step. Every verl launch costs minutes of start-up, so one run carries the asset's metadata,
-the step lines, ``train.log``, T(D)'s probe and the truncation mask's trace.
+the step lines, ``train.log``, T(D)'s probe, the clip binding over the step's updates, the
+evaluation at two lengths, the training card and the truncation mask's trace.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ pytestmark = [
 # (incorrect, in a group the parity reward splits) is near certain however the CPU rollout samples
 # (under seed 3, 8 of 16, and a CI run drew none with a signal: the check below failed).
 MAX_LEN, RHO, SEED = 32, 0.7, 14
+# The mini-batch is the profile's (1 prompt: 2 updates per step of 2 prompts); the learning rate is
+# raised so one update moves the ratio past the clip on a 135M model. With mini-batch = batch the
+# ratio is exactly 1 in every update and the clip cannot bind: the clip test below fails.
+LR = 5e-5
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +53,11 @@ def trained(built, cpu_model_path, humaneval_verl_rows, tmp_path_factory):
     config = {"model_path": cpu_model_path, "train_files": [str(work / "train.parquet")],
               "val_files": [str(work / "test.parquet")], "output_dir": str(work / "run"),
               "steps": 2, "eval_attempts": 2, "seed": SEED, "trace_masking": True,
-              "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 4,
+              "eval_response_lengths": [MAX_LEN, 2 * MAX_LEN], "val_max_samples": 4,
+              "algorithm": {"train_batch_size": 2, "samples_per_query": 4, "lr": LR,
                             "max_prompt_length": 256, "max_response_length": MAX_LEN,
                             "temperature_candidates": [0.7, 0.9, 1.1], "probe_prompts": 2, "target_diversity": 0.8,
-                            "max_fluctuation": 0.15, "mask_repeat_window": 8, "mask_rho": RHO},
+                            "max_probe_spread": 0.15, "mask_repeat_window": 8, "mask_rho": RHO},
               "extra_overrides": [f"reward.custom_reward_function.path={PARITY_REWARD}"]}
     # The dataset's manifest is read through the IO manager (files under MICROCODER_DATA).
     instance = dg.DagsterInstance.ephemeral()
@@ -91,27 +97,56 @@ def test_the_asset_streams_steps_and_reports_the_run(trained):
     assert evaluation["attempts"] == 2 and evaluation["problems"] == 2 and evaluation["pass@1"] == meta["eval_pass@1"]
     assert evaluation["pass@1"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # (k/2 + j/2) / 2: no partial credit
     assert set(evaluation["sources"]) == {"humaneval"}
+    # Table 1: its own lengths (train at 32, test at 32 and 64), at the temperature training ended with
+    assert list(evaluation["lengths"]) == [str(MAX_LEN), str(2 * MAX_LEN)]
+    assert all(r["problems"] == 2 for r in evaluation["lengths"].values())
+    assert evaluation["temperature"] == pytest.approx(steps[-1]["metrics"]["microcoder/temperature"])
+    assert (evaluation["split_problems"], evaluation["unplaced_problems"]) == (2, 2)  # no platform/date: all kept
     checkpoint = Path(meta["checkpoint"])
     assert checkpoint.exists() and not (checkpoint / "transfer_queue").exists()  # sync: no in-flight prompts saved
+    # the resolved config, next to the checkpoints: what verl ran
+    resolved = (work / "run" / "checkpoints" / "verl_config.yaml").read_text()
+    assert "ppo_mini_batch_size: 1" in resolved and f"max_model_len: {4096 + 2 * MAX_LEN}" in resolved
+    assert meta["resolved_config"] == str(work / "run" / "checkpoints" / "verl_config.yaml")
+
+
+def test_several_updates_per_step_let_the_clip_bind(trained):
+    """2 updates per step (the profile's mini-batch of 1 prompt against a batch of 2), all against the
+    old log-probs taken before the first: the second update's ratio leaves 1 and the clip binds on
+    some tokens. With mini-batch = batch every ratio is exactly 1 and this fails."""
+    steps = trained["meta"]["metrics_per_step"]
+    assert any(s["metrics"]["actor/pg_clipfrac"] > 0 for s in steps), [s["metrics"]["actor/pg_clipfrac"] for s in steps]
+    for s in steps:
+        m = s["metrics"]
+        assert m["actor/ratio_min"] < 1.0 < m["actor/ratio_max"]
+    assert any(" · clip " in line and " · ratio " in line for line in trained["log"])  # on the step line
+    card = trained["meta"]["training_card"]
+    assert "**2 updates per step**" in card and "The clip bound in step(s)" in card
 
 
 def test_temperature_is_chosen_by_the_diversity_probe(trained):
-    from training.verl_ext.temperature_metrics import temperature_report
-
+    """The probe's curve, the rule and the reason: in the run's metadata and on its training card."""
     meta = trained["meta"]
     steps = meta["metrics_per_step"]
-    probe = temperature_report(steps)
-    assert [p["temperature"] for p in probe["probe"]] == [0.7, 0.9, 1.1]
-    for p in probe["probe"]:
-        assert 0.0 < p["diversity"] <= 1.0 and p["spread"] >= 0.0
-    qualified = [p["temperature"] for p in probe["probe"] if p["diversity"] >= 0.8 and p["spread"] <= 0.15]
-    bounded = [p for p in probe["probe"] if p["spread"] <= 0.15] or probe["probe"]
+    record = json.loads((trained["work"] / "run" / "temperature.json").read_text())
+    assert [p["temperature"] for p in record["probe"]] == [0.7, 0.9, 1.1]
+    for p in record["probe"]:
+        assert 0.0 < p["diversity"] <= 1.0 and p["spread"] >= 0.0 and p["prompts"] == 2
+    qualified = [p["temperature"] for p in record["probe"] if p["diversity"] >= 0.8 and p["spread"] <= 0.15]
+    bounded = [p for p in record["probe"] if p["spread"] <= 0.15] or record["probe"]
     fallback = max(bounded, key=lambda p: (p["diversity"], -p["temperature"]))["temperature"]
-    assert probe["chosen"] == (qualified[0] if qualified else fallback)  # the paper's rule, from the table
-    assert probe["switches"] == []  # min_stage_steps 2: no switch within 2 steps
-    assert meta["temperature_rule"] == "diversity" and meta["temperature_chosen"] == probe["chosen"]
+    assert record["chosen"] == (qualified[0] if qualified else fallback)  # the paper's rule, from the curve
+    assert record["switches"] == []  # min_stage_steps 3: no switch within 2 steps
+    assert record["probe_cost"] == {"prompts": 2, "samples_per_prompt": 4, "candidates": 3, "tokens_per_sample": MAX_LEN}
+    assert meta["temperature_rule"] == "diversity" and meta["temperature_chosen"] == record["chosen"]
+    assert meta["temperature_reason"] == record["reason"] and "standard errors" in meta["temperature_rule_text"]
+    card = meta["training_card"]
+    assert record["reason"] in card and "| T | diversity D | spread across prompts |" in card
+    assert all(f"| {p['temperature']:g} | {p['diversity']:.3f} |" in card for p in record["probe"])
+    assert "Test at 64 tokens" in card
     for s in steps:
-        assert s["metrics"]["microcoder/temperature"] == pytest.approx(probe["chosen"])
+        assert s["metrics"]["microcoder/temperature"] == pytest.approx(record["chosen"])
+        assert s["metrics"]["microcoder/diversity_stderr"] >= 0.0
 
 
 def test_masked_samples_reach_the_loss_with_advantage_zero(trained):
@@ -153,20 +188,22 @@ def test_the_standalone_launcher_resumes_the_run(trained):
     the checkpoint and T(D) goes on at the chosen T with its trend (no second probe); the terminal
     gets the step line, verl's own output stays in train.log."""
     from training.verl_ext.config import algorithm_for
-    from training.verl_ext.temperature_metrics import temperature_report
 
     work, meta = trained["work"], trained["meta"]
-    chosen = temperature_report(meta["metrics_per_step"])["chosen"]
+    chosen = meta["temperature_chosen"]
     saved = json.loads((Path(meta["checkpoint"]) / "microcoder_temperature.json").read_text())
-    assert saved["temperature"] == pytest.approx(chosen) and [s for s, _ in saved["history"]] == [1, 2]
-    (work / "cfg.json").write_text(json.dumps({**trained["config"], "steps": 3, "trace_masking": False}))
+    assert saved["temperature"] == pytest.approx(chosen) and [h[0] for h in saved["history"]] == [1, 2]  # (step, D, stderr)
+    (work / "cfg.json").write_text(json.dumps({**trained["config"], "steps": 3, "trace_masking": False,
+                                              "eval_response_lengths": [MAX_LEN]}))  # one length: CI time
     proc = subprocess.run([str(TRAIN_PY), "-m", "training.launcher", str(work / "cfg.json")], cwd=ROOT,
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-5000:])
     msgs = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("MICROCODER ")]
     resumed = [m for m in msgs if m["type"] == "step"]
-    assert [s["step"] for s in resumed] == [3] and [m["resumed_from_step"] for m in msgs if m["type"] == "done"] == [2]
-    assert temperature_report(resumed) == {}  # no probe table: the saved choice stands
+    [done] = [m for m in msgs if m["type"] == "done"]
+    assert [s["step"] for s in resumed] == [3] and done["resumed_from_step"] == 2
+    assert not any(k.startswith("microcoder/probe/") for k in resumed[0]["metrics"])  # no second probe
+    assert done["temperature"]["chosen"] == pytest.approx(chosen)  # the saved choice stands, curve and all
     # step 3 samples at the saved T, or at the switch its saved trend calls for (cpu-demo: a stage may
     # end after 2 steps): the controller restored from the checkpoint decides, as the trainer's does
     controller = algorithm_for("microcoder", "cpu-demo", **trained["config"]["algorithm"]).diversity_controller()
@@ -175,5 +212,6 @@ def test_the_standalone_launcher_resumes_the_run(trained):
     assert resumed[0]["metrics"]["microcoder/temperature"] == pytest.approx(controller.temperature)
     assert (switch is None) == (controller.temperature == pytest.approx(chosen))
     assert "step 3/3: reward" in proc.stdout and f"{work / 'run' / 'train.log'}" in proc.stdout
+    assert f"held-out pass@1 at {MAX_LEN} tokens" in proc.stdout and "training card: " in proc.stdout
     assert "T(D): resumed from" in (work / "run" / "train.log").read_text()
     assert "T(D): resumed from" not in proc.stdout + proc.stderr  # verl's output is off the terminal

@@ -166,7 +166,7 @@ def _run_config(model_path: str, steps: int) -> dict:
     """No train_files: the cpu-demo profile's own data (here the synthetic family, written to S3).
     A fixed temperature schedule: the diversity rule is covered by tests/e2e/test_training_asset.py."""
     return {"ops": {"grpo_training_run": {"config": {
-        "model_path": model_path, "steps": steps, "eval_attempts": 1, "val_max_samples": 2,
+        "model_path": model_path, "steps": steps, "eval_attempts": 1, "val_max_samples": 2, "eval_response_lengths": [32],
         "algorithm": {"train_batch_size": 2, "ppo_mini_batch_size": 2, "samples_per_query": 2, "max_prompt_length": 256,
                       "max_response_length": 32, "temperature_schedule": {"1": 1.2, "2": 1.0}},
     }}}}
@@ -257,6 +257,8 @@ def test_two_steps_on_the_cluster_stream_metrics_and_checkpoint_to_dagster(ray_h
     assert meta["code_dir"].startswith(cluster.temp)  # the code came in the job's working_dir, not from this checkout
     fs = fsspec.filesystem("s3", skip_instance_cache=True)
     assert fs.cat(f"{output}/checkpoints/latest_checkpointed_iteration.txt") == b"2"
+    assert b"ppo_mini_batch_size: 2" in fs.cat(f"{output}/checkpoints/verl_config.yaml")  # the resolved config
+    assert fs.cat(meta["card_url"]).startswith(b"# Training card")
     assert fs.ls(f"{output}/checkpoints/global_step_2/actor")
     assert [json.loads(line)["step"] for line in fs.cat(f"{output}/metrics.jsonl").decode().splitlines()] == [1, 2]
     assert fs.exists(f"{output}/data/synthetic-train.parquet")  # the demo data: in the run, not the dataset

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from evaluator import compute_score, evaluate
-from evaluator.limits import block_cap, block_deadline, call_cpu_limit, wall_limit
+from evaluator.limits import block_cap, block_deadline, call_share, wall_limit
 from evaluator.model import Limits
 
 BUSY = ("import time\n"
@@ -86,5 +86,5 @@ def test_limit_arithmetic():
     assert block_deadline(0, 1, 0, 100) == wall_limit(1)
     assert block_deadline(0, 1, 9, 100) == 10 * wall_limit(1)
     assert block_deadline(0, 1, 10**6, 100) == wall_limit(100)
-    assert call_cpu_limit(0.0, 6, 600) == 6 and call_cpu_limit(10.2, 6, 600) == 17
-    assert call_cpu_limit(598.0, 6, 600) == 600
+    assert call_share(1, 0.25, 0.5) == (0.75, wall_limit(1) - 0.5)  # what a case alone has left after its top level
+    assert call_share(1, 2, 9) == (0.0, 0.0)

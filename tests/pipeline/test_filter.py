@@ -13,7 +13,7 @@ from pipeline.filter import BenchmarkSet, FilterConfig, QualityConfig, benchmark
 from pipeline.filter.dedup import candidate_pairs, keeper_key, near_duplicates, num_tests
 from pipeline.filter.minhash import signatures, to_minhash
 from pipeline.filter.mix import subsample
-from pipeline.filter.quality import check
+from pipeline.filter.quality import SPECIAL_JUDGE_RE, check
 from pipeline.filter.text import normalized_hash, shingles, words
 from pipeline.schema import Tests, make_row
 
@@ -102,6 +102,34 @@ def test_quality_rules_each_have_their_reason():
     checked = dict(multi, tests=Tests(kind="stdin", cases=[{"input": "1", "output": "1"}], checker="def check(): ..."))
     assert check(checked, cfg) is None
     assert check(multi, QualityConfig(min_statement_chars=20, require_checker_for_special_judge=False)) is None
+
+
+def test_in_any_order_of_an_operation_is_no_special_judge(processed):
+    """ "Rearrange ... in any order" where the answer is a number, a bool or a string the statement
+    fixes has one valid answer: kept. An order the answer itself may take still needs a checker."""
+    by_id = {(r["source"], r["source_id"]): r for name in ("leetcode", "code_contests") for r in processed[name]}
+    kept = [("leetcode", "maximum-element-after-decreasing-and-rearranging"),  # "Rearrange ... in any order", a number
+            ("leetcode", "reordered-power-of-2"),  # "reorder the digits in any order", a bool
+            ("code_contests", "test_code_contests/63"),  # stdin: "rearrange them in any order", a number
+            ("code_contests", "test_code_contests/80")]  # stdin: one number per test case
+    rejected = [("leetcode", "lucky-numbers-in-a-matrix"),  # "return all lucky numbers ... in any order": a list
+                ("leetcode", "largest-multiple-of-three"),  # a string the statement does not fix
+                ("leetcode", "smallest-rotation-with-highest-score")]  # "if there are multiple answers": a number still
+    for key in kept:
+        assert SPECIAL_JUDGE_RE.search(by_id[key]["statement"]) and check(by_id[key], QualityConfig()) is None, key
+    for key in rejected:
+        assert check(by_id[key], QualityConfig())[0] == "special_judge_without_checker", key
+    # and Verify releases it: its reference passes, hidden tests are generated
+    from pipeline.verify import VerifyConfig, verify_rows
+
+    verified = verify_rows([by_id[kept[0]]], VerifyConfig(workers=2))
+    assert [(r["verified"], r["generated_tests"] > 0) for r in verified.kept] == [(True, True)], verified.rejects
+    body = "You may rearrange the cards in any order. Print the largest sum, or print \"Impossible\" if none. "
+    assert check(_row(body), QualityConfig()) is None  # the answer "1"
+    fixed = dict(_row(body), tests=Tests(kind="stdin", cases=[{"input": "1\n", "output": "Impossible\n"}]))
+    assert check(fixed, QualityConfig()) is None
+    listed = dict(_row(body), tests=Tests(kind="stdin", cases=[{"input": "1\n", "output": "3 1 2\n"}]))
+    assert check(listed, QualityConfig())[0] == "special_judge_without_checker"
 
 
 def test_taco_special_judge_flags_reject_without_checker(processed):

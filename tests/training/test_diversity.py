@@ -1,5 +1,6 @@
-"""Output diversity (issue 6 section 5, 'Diversity'): distinct-4 pooled over a query's G responses."""
+"""Output diversity D: distinct-4 pooled over the first W tokens of a query's G responses."""
 
+import gzip
 import json
 import math
 
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 from pipeline.paths import shared_data_dir
-from training.grpo import batch_output_diversity, distinct_n, output_diversity
+from training.grpo import batch_group_diversities, distinct_n, mean_and_stderr, output_diversity
 
 G = 8
 
@@ -36,20 +37,40 @@ def test_partial_overlap_and_short_responses():
 def test_batch_layout_matches_groups():
     ids = torch.tensor([[1, 2, 3, 4, 9, 9], [1, 2, 3, 4, 0, 0], [5, 6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16]])
     lengths = torch.tensor([4, 4, 6, 6])
-    d = batch_output_diversity(ids, lengths, ["a", "a", "b", "b"])
-    assert d == (0.5 + 1.0) / 2
+    values = batch_group_diversities(ids, lengths, ["a", "a", "b", "b"])
+    assert values == [0.5, 1.0]
+    mean, stderr = mean_and_stderr(values)
+    assert mean == 0.75 and stderr == pytest.approx(0.25)  # stdev 0.354 / sqrt(2)
+    assert batch_group_diversities(ids, lengths, ["a", "a", "b", "b"], window=4) == [0.5, 1.0]
+    assert math.isnan(mean_and_stderr([0.5])[1]) and math.isnan(mean_and_stderr([])[0])
 
 
-def test_real_programs_are_between_bounds():
-    """Eight real reference programs (different problems): below 1 (shared idioms), far above copies."""
+def _programs() -> list[str]:
+    """One model-written program per HumanEval/MBPP problem (the labelled set), in task order."""
     root = shared_data_dir()
-    path = root / "code_contests" / "train_verify.json" if root is not None else None
+    path = root / "labelled" / "programs.jsonl.gz" if root is not None else None
     if path is None or not path.exists():
         pytest.skip("shared data not available")
-    rows = json.loads(path.read_text(encoding="utf-8"))
-    programs = [row["solutions"][0] for row in rows if row.get("solutions")][:G]
-    assert len(programs) == G
-    d = distinct_n(programs)
-    assert 1 / G < d < 1.0
-    assert distinct_n([programs[0]] * G) < d
-    assert math.isclose(distinct_n([programs[0]] * G), 1 / G, rel_tol=0.25)
+    first: dict[str, str] = {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            row = json.loads(line)
+            first.setdefault(row["task_id"], row["code"])
+    return [first[task] for task in sorted(first)]
+
+
+def test_the_window_keeps_length_growth_from_reading_as_lost_diversity():
+    """A group of G responses that grow longer and stay as different as they were: response k is
+    made of m real programs, each for a problem no other response touches. Pooled distinct-4 over
+    whole responses falls as m grows (a longer text repeats its own idioms: ``return``,
+    ``for i in range(len(``); the measure T(D) reads, over a fixed window per response, does not."""
+    programs = _programs()
+    whole, windowed, lengths = [], [], []
+    for m in (1, 2, 4, 8, 16):
+        group = ["\n".join(programs[k + G * j] for j in range(m)) for k in range(G)]
+        lengths.append(sum(len(r.split()) for r in group) / G)
+        whole.append(distinct_n(group))
+        windowed.append(distinct_n(group, window=32))
+    assert lengths == sorted(lengths) and lengths[-1] > 10 * lengths[0]
+    assert whole == sorted(whole, reverse=True) and whole[0] - whole[-1] > 0.05  # 0.92 -> 0.82
+    assert len(set(windowed[1:])) == 1  # every response past the window: the same D at any length

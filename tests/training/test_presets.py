@@ -12,7 +12,11 @@ def test_paper_defaults_and_differences():
     mc, dapo, grpo = PRESETS["microcoder"], PRESETS["dapo"], PRESETS["grpo"]
     for cfg in (mc, dapo, grpo):
         assert (cfg.samples_per_query, cfg.lr, cfg.temperature, cfg.train_batch_size) == (8, 1e-6, 1.2, 64)
-        assert cfg.clip_low == 0.2 and cfg.loss_agg == "token-mean" and cfg.temperature_rule == "diversity"
+        assert cfg.clip_low == 0.2 and cfg.loss_agg == "token-mean"
+        assert cfg.updates_per_step == 4  # 64 / 16: the clip can bind (one update a step: ratio 1)
+    # the paper's comparison: the baselines at its default T = 1.2, MicroCoder-GRPO with T(D)
+    assert (grpo.temperature_rule, dapo.temperature_rule, mc.temperature_rule) == ("fixed", "fixed", "diversity")
+    assert grpo.schedule().at(1) == dapo.schedule().at(300) == 1.2
     assert grpo.use_kl_loss and grpo.kl_coef > 0 and grpo.clip_high == 0.2 and grpo.mask_rho == 0
     assert not dapo.use_kl_loss and dapo.kl_coef == 0 and dapo.clip_high == 0.28 and dapo.mask_rho == 0
     assert not mc.use_kl_loss and mc.clip_high == 0.28 and mc.mask_rho == 0.3
@@ -41,6 +45,14 @@ def test_overrides_and_validation():
         GRPOConfig(mask_rho=1.5)
     with pytest.raises(ValueError, match="loss_agg"):  # a choice typed as text (JSON, the launchpad) is checked
         GRPOConfig(loss_agg="sum")
+
+
+def test_every_preset_and_profile_makes_several_updates_per_step():
+    from training.verl_ext.config import PROFILES
+
+    for preset in PRESETS:
+        for profile in PROFILES:
+            assert algorithm_for(preset, profile).updates_per_step >= 4, (preset, profile)
 
 
 def test_a_config_is_a_value():

@@ -25,6 +25,9 @@ def test_step_line_has_the_figures_time_and_eta():
     line = step_line(1, 3, _metrics([1, 0, 0, 0], 4, **{"actor/grad_norm": 1.25}), elapsed_s=40.0, step_s=40.0)
     assert line == ("step 1/3: reward 0.250 · pass@1 0.250 · T 1.1 · diversity 0.66 · length 72 · grad_norm 1.25"
                     " · 40.0s, ETA 1m20s")
+    clipped = step_line(2, 3, _metrics([1, 0, 0, 0], 4, **{"actor/pg_clipfrac": 0.0088, "actor/ratio_min": 0.664,
+                                                          "actor/ratio_max": 1.444}), elapsed_s=80.0, step_s=40.0)
+    assert " · clip 0.0088 · ratio 0.664-1.44 · 40.0s" in clipped
     last = step_line(3, 3, _metrics([0.0] * 4, 0), elapsed_s=120.0, step_s=35.0)
     assert "ETA" not in last and last.endswith("35.0s · no learning signal: reward 0 on all 4 samples")
 

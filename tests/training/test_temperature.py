@@ -119,11 +119,11 @@ def test_choose_temperature_on_probe():
     means = [p.mean for p in probes]
     assert means == sorted(means)  # diversity grows with T on this probe
     target = (means[1] + means[3]) / 2
-    chosen = choose_temperature(measure, target, max_fluctuation=1.0, candidates=candidates)
+    chosen = choose_temperature(measure, target, max_spread=1.0, candidates=candidates)
     idx = candidates.index(chosen)
     assert means[idx] >= target and means[idx - 1] < target
     with pytest.raises(ValueError):
-        choose_temperature(measure, 1.01, max_fluctuation=1.0, candidates=candidates)
+        choose_temperature(measure, 1.01, max_spread=1.0, candidates=candidates)
 
 
 def test_choose_temperature_rejects_fluctuating():
@@ -133,5 +133,5 @@ def test_choose_temperature_rejects_fluctuating():
         1.2: [0.50, 0.53, 0.49],  # chosen
         1.8: [0.70, 0.72, 0.69],
     }
-    assert choose_temperature(data, target_diversity=0.45, max_fluctuation=0.1) == 1.2
-    assert choose_temperature(data, target_diversity=0.45, max_fluctuation=0.5) == 1.0
+    assert choose_temperature(data, target_diversity=0.45, max_spread=0.1) == 1.2
+    assert choose_temperature(data, target_diversity=0.45, max_spread=0.5) == 1.0

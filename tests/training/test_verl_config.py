@@ -101,7 +101,8 @@ def test_ray_job_request_carries_the_code_not_the_config():
 
 def test_presets_differ_only_as_the_paper_says():
     """Render the three baselines and diff them: GRPO = GRPO+ plus KL loss and a symmetric clip,
-    MicroCoder-GRPO = GRPO+ plus the truncation mask; one policy-loss family (no dual clip) for all."""
+    MicroCoder-GRPO = GRPO+ plus the truncation mask and T(D) (the baselines sample at the paper's
+    fixed 1.2); one policy-loss family (no dual clip) for all."""
     configs = [TrainingConfig(preset=p) for p in ("grpo", "dapo", "microcoder")]
     grpo, plus, mc = (_ov(c) for c in configs)
     assert set(grpo) == set(plus) == set(mc)
@@ -118,7 +119,8 @@ def test_presets_differ_only_as_the_paper_says():
     assert fields_diff(configs[0].algorithm, configs[1].algorithm) == {
         "use_kl_loss": (True, False), "kl_coef": (0.001, 0.0), "clip_high": (0.2, 0.28)}
     assert diff(plus, mc) == {} and plus["+microcoder"] != mc["+microcoder"]
-    assert fields_diff(configs[1].algorithm, configs[2].algorithm) == {"mask_rho": (0.0, 0.3)}
+    assert fields_diff(configs[1].algorithm, configs[2].algorithm) == {"mask_rho": (0.0, 0.3),
+                                                                       "temperature_rule": ("fixed", "diversity")}
     assert {grpo[f"{a}policy_loss.loss_mode"], plus[f"{a}policy_loss.loss_mode"]} == {"microcoder"}
 
 
@@ -147,11 +149,14 @@ def test_profiles_give_one_set_of_defaults():
     paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), PRESETS["microcoder"]
     assert paper.algorithm == algo  # the paper profile is the preset as the paper gives it
     assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
-            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 4)
+            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 2)
+    assert demo.algorithm.updates_per_step == paper.algorithm.updates_per_step == 4
+    assert (paper.eval_response_lengths, demo.eval_response_lengths) == ([4096, 8192], [96, 192])
+    assert paper.max_model_len == 4096 + 8192 and demo.max_model_len == 4096 + 192
     assert demo.algorithm.clip_high == algo.clip_high
     assert algorithm_for("grpo", samples_per_query=6) == PRESETS["grpo"].replace(
         **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})
-    for bad in ({"samples_per_query": 1}, {"mask_rho": 1.5}, {"train_batch_size": 3}, {"use_kl_loss": True}):
+    for bad in ({"samples_per_query": 1}, {"mask_rho": 1.5}, {"train_batch_size": 3, "ppo_mini_batch_size": 2}, {"use_kl_loss": True}):
         with pytest.raises(ValueError):
             algorithm_for("dapo", **bad)
     with pytest.raises(ValueError):
@@ -193,16 +198,18 @@ NON_DEFAULT: dict[str, dict] = {
     "temperature_schedule": {"temperature_schedule": {"1": 0.7, "40": 1.1}},
     "temperature_rule": {"temperature_rule": "fixed"},
     "temperature_candidates": {"temperature_candidates": [0.5, 1.5]},
+    "diversity_tokens": {"diversity_tokens": 48},
     "target_diversity": {"target_diversity": 0.6},
-    "max_fluctuation": {"max_fluctuation": 0.2},
+    "max_probe_spread": {"max_probe_spread": 0.2},
+    "fluctuation_z": {"fluctuation_z": 2.5},
     "probe_prompts": {"probe_prompts": 3},
-    "diversity_window": {"diversity_window": 3, "min_stage_steps": 3},
+    "diversity_window": {"diversity_window": 4, "min_stage_steps": 4},
     "min_stage_steps": {"min_stage_steps": 12},
     "max_response_length": {"max_response_length": 128},
     "max_prompt_length": {"max_prompt_length": 384},
     "lr": {"lr": 2e-6},
-    "train_batch_size": {"train_batch_size": 4},
-    "ppo_mini_batch_size": {"ppo_mini_batch_size": 1},
+    "train_batch_size": {"train_batch_size": 8},
+    "ppo_mini_batch_size": {"ppo_mini_batch_size": 2},
     "loss_agg": {"loss_agg": "seq-mean-token-mean"},
     "clip_low": {"clip_low": 0.15},
     "clip_high": {"clip_high": 0.3},

@@ -1,19 +1,31 @@
-"""Output diversity D: distinct-n over the G responses of a query, averaged over queries.
+"""Output diversity D: distinct-4 over the first W tokens of each of a query's G responses, pooled.
 
-The paper's diversity-determined temperature T(D) (section 2.4) reads this number: the
-unique n-grams of the G responses, pooled, divided by their total count. G identical
-responses give about 1/G; responses that share no n-gram give 1. Token ids are used as they
-are; strings are split on whitespace.
+The paper's diversity-determined temperature T(D) (section 2.4) reads this number. Per query, the
+unique 4-grams of the G responses' first ``window`` tokens, pooled, divided by their total count:
+G identical responses give about 1/G, responses that share no 4-gram give 1. The step's D is the
+mean over queries, with its standard error (the spread across queries over sqrt(queries)).
+
+Why a window. Pooled distinct-n over whole responses falls as responses grow: a long program
+repeats its own 4-grams (indentation, identifiers, ``for i in range``), so the count of distinct
+4-grams grows slower than the count of 4-grams. The length growth MicroCoder-GRPO aims for would
+then read as a loss of diversity and push T(D) up. Over a fixed window every response contributes
+the same number of 4-grams whatever its length, so D moves only when the responses' openings
+become more or less alike. It is also what the probe can afford: it samples only ``window`` tokens
+per response. The other length-free measure the issue names (similarity between a group's
+responses) still depends on length through the n-gram sets' sizes. A response shorter than the
+window contributes the 4-grams it has. Token ids are used as they are; strings split on whitespace.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 import torch
 
-__all__ = ["distinct_n", "output_diversity", "batch_output_diversity", "group_index"]
+__all__ = ["distinct_n", "output_diversity", "group_diversities", "batch_group_diversities", "group_index",
+           "mean_and_stderr"]
 
 Response = str | Sequence[int] | torch.Tensor
 
@@ -40,8 +52,9 @@ def _tokens(response: Response) -> list:
     return list(response)
 
 
-def distinct_n(responses: Sequence[Response], n: int = 4) -> float:
-    """|unique n-grams| / |n-grams| over all ``responses`` pooled.
+def distinct_n(responses: Sequence[Response], n: int = 4, window: int | None = None) -> float:
+    """|unique n-grams| / |n-grams| over all ``responses`` pooled, each cut to its first ``window``
+    tokens (None: whole responses).
 
     NaN when no response has ``n`` tokens (diversity undefined; callers skip it).
     """
@@ -50,24 +63,36 @@ def distinct_n(responses: Sequence[Response], n: int = 4) -> float:
     seen: set[tuple] = set()
     total = 0
     for response in responses:
-        toks = _tokens(response)
+        toks = _tokens(response)[:window] if window else _tokens(response)
         for i in range(len(toks) - n + 1):
             seen.add(tuple(toks[i : i + n]))
             total += 1
     return len(seen) / total if total else math.nan
 
 
-def output_diversity(groups: Sequence[Sequence[Response]], n: int = 4) -> float:
+def group_diversities(groups: Sequence[Sequence[Response]], n: int = 4, window: int | None = None) -> list[float]:
+    """:func:`distinct_n` of each query's responses, groups without an n-gram left out."""
+    return [d for d in (distinct_n(g, n, window) for g in groups) if not math.isnan(d)]
+
+
+def output_diversity(groups: Sequence[Sequence[Response]], n: int = 4, window: int | None = None) -> float:
     """Mean over queries of :func:`distinct_n` of each query's responses (NaN groups skipped)."""
-    values = [d for d in (distinct_n(g, n) for g in groups) if not math.isnan(d)]
+    values = group_diversities(groups, n, window)
     return sum(values) / len(values) if values else math.nan
 
 
-def batch_output_diversity(
-    response_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int], group_ids: Sequence | torch.Tensor, n: int = 4
-) -> float:
-    """:func:`output_diversity` of a verl-style batch: padded ``[B, L]`` ids, lengths, uids."""
+def mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
+    """Mean of per-query values and its standard error (NaN, NaN when empty; stderr NaN for one)."""
+    if not values:
+        return math.nan, math.nan
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+
+
+def batch_group_diversities(response_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int],
+                            group_ids: Sequence | torch.Tensor, n: int = 4, window: int | None = None) -> list[float]:
+    """:func:`group_diversities` of a verl-style batch: padded ``[B, L]`` ids, lengths, uids."""
     lens = lengths.tolist() if isinstance(lengths, torch.Tensor) else list(lengths)
     rows = response_ids.tolist()
     groups = [[rows[i][: int(lens[i])] for i in pos] for pos in group_index(group_ids)]
-    return output_diversity(groups, n)
+    return group_diversities(groups, n, window)

@@ -45,7 +45,9 @@ def token_policy_loss(
     Returns:
         ``(loss_mat, metrics)``; metrics are detached means over response tokens: ``clipfrac``
         (clipping active), ``clipfrac_high`` (A>0, r>1+eps_high), ``clipfrac_low`` (A<0,
-        r<1-eps), ``ppo_kl`` (k1 estimate of KL(old || new)) and ``ratio_mean``.
+        r<1-eps), ``ppo_kl`` (k1 estimate of KL(old || new)), ``ratio_mean``, and ``ratio_min`` /
+        ``ratio_max`` over response tokens (1 / 1 when the mask is empty): the ratio's range, which
+        only leaves 1 when the policy was updated since ``old_log_prob`` (a later mini-batch).
     """
     if advantages.dim() == 1:
         advantages = advantages.unsqueeze(-1)
@@ -65,5 +67,7 @@ def token_policy_loss(
             "clipfrac_low": masked_mean(low.to(mask.dtype), mask),
             "ppo_kl": masked_mean(-log_ratio, mask),
             "ratio_mean": masked_mean(ratio, mask),
+            "ratio_min": ratio[mask > 0].min() if mask.any() else ratio.new_tensor(1.0),
+            "ratio_max": ratio[mask > 0].max() if mask.any() else ratio.new_tensor(1.0),
         }
     return loss_mat, metrics

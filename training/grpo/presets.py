@@ -3,24 +3,32 @@
 Paper defaults (section 5): 8 samples per query, lr 1e-6, temperature 1.2, train batch 64,
 binary 0/1 reward, eps_high 0.28, max response 8K (the main comparison table trains at 4K).
 :class:`GRPOConfig`'s defaults are those values, stated once: the ``paper`` profile changes
-nothing, and the GPU recipe starts from that profile. The presets differ only by the red terms of
-equations 1 and 2:
+nothing, and the GPU recipe starts from that profile. The presets are the paper's comparison
+(section 5, Table 1): the baselines run at the paper's default T = 1.2, MicroCoder-GRPO adds the
+red terms of equations 1 and 2 and T(D):
 
 ==============  ===============  ==========  ============  ===============  ===========
 preset          label            KL loss     clip (lo/hi)  truncation mask  temperature
 ==============  ===============  ==========  ============  ===============  ===========
-``grpo``        GRPO             k3, 0.001   0.2 / 0.2     off              T(D)
-``dapo``        GRPO+ (DAPO)     off         0.2 / 0.28    off              T(D)
+``grpo``        GRPO             k3, 0.001   0.2 / 0.2     off              fixed 1.2
+``dapo``        GRPO+ (DAPO)     off         0.2 / 0.28    off              fixed 1.2
 ``microcoder``  MicroCoder-GRPO  off         0.2 / 0.28    rho 0.3, m 128   T(D)
 ==============  ===============  ==========  ============  ===============  ===========
 
 T(D) (``temperature_rule="diversity"``) picks the starting temperature among
 ``temperature_candidates`` from a probe before step 1 and switches stages from the diversity
-trend; ``fixed`` samples at ``temperature`` (1.2, the paper's) or a typed schedule.
+trend (:mod:`.temperature_control`); ``fixed`` samples at ``temperature`` or a typed schedule.
+
+Updates per step: verl makes ``train_batch_size / ppo_mini_batch_size`` optimizer updates per
+training step, all against the old log-probs taken before the first (section 7.1). The paper does
+not state its mini-batch; with one update per step the ratio is always 1 and neither clip bound can
+bind, so "no KL, clip-higher" would reduce to "no KL". The default is 4 updates (64 / 16), an
+intermediate setting, which section 7.1 finds best.
 
 rho = 0.3: the paper does not state the rate of its final runs; Figure 2 shows 30 % masking
 already matches complete masking's length growth while keeping more stability, so 0.3 is the
-documented default. Values the paper does not give (mini-batch, prompt length) are marked.
+documented default. Values the paper does not give (mini-batch, prompt length, the diversity
+window, the target diversity) are marked.
 
 The dataclass is verl-style: plain field types that OmegaConf understands (so verl's
 ``omega_conf_to_dataclass`` rebuilds it from the ``microcoder`` block of the verl config), fields
@@ -60,9 +68,14 @@ class GRPOConfig:
     # "fixed" samples at ``temperature`` / ``temperature_schedule`` as typed.
     temperature_rule: str = "diversity"
     temperature_candidates: tuple[float, ...] = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6)
-    target_diversity: float = 0.5  # the level diversity converges to (configured; not given in the paper)
-    max_fluctuation: float = 0.15  # spread of distinct-4 above which T is too high
-    probe_prompts: int = 16  # training prompts sampled (G each) per candidate before step 1
+    # D = distinct-4 over the first ``diversity_tokens`` tokens of each of a group's G responses,
+    # pooled (training.grpo.diversity): every response contributes the same number of 4-grams, so
+    # longer responses alone do not read as less diverse. The probe samples only that many tokens.
+    diversity_tokens: int = 256  # not given in the paper
+    target_diversity: float = 0.5  # the level D converges to: not given in the paper, calibrate it (README)
+    max_probe_spread: float = 0.15  # probe: spread of D across prompts above which a T is refused
+    fluctuation_z: float = 3.0  # training: D's scatter around its trend over the window, in step standard errors
+    probe_prompts: int = 16  # training prompts sampled (G each, diversity_tokens long) per candidate before step 1
     diversity_window: int = 5  # steps of the current stage whose trend decides a switch
     min_stage_steps: int = 10  # no stage (typed or T(D)) shorter than this: stages, not ramps
     max_response_length: int = 8192  # L_max (4096 in the paper's main table)
@@ -70,7 +83,7 @@ class GRPOConfig:
     # optimisation
     lr: float = 1e-6
     train_batch_size: int = 64  # queries per step
-    ppo_mini_batch_size: int = 64  # not stated in the paper; = train batch -> one update per step
+    ppo_mini_batch_size: int = 16  # not stated in the paper: 64 / 16 = 4 updates per step (section 7.1)
     loss_agg: str = "token-mean"
     clip_low: float = 0.2  # eps
     clip_high: float = 0.28  # eps_high
@@ -110,16 +123,24 @@ class GRPOConfig:
         object.__setattr__(self, "temperature_candidates", tuple(float(t) for t in self.temperature_candidates))
         if not self.temperature_candidates or min(self.temperature_candidates) <= 0:
             raise ValueError("temperature_candidates must be positive temperatures")
-        if not 0 < self.target_diversity <= 1 or self.max_fluctuation <= 0 or self.probe_prompts < 1:
-            raise ValueError("need 0 < target_diversity <= 1, max_fluctuation > 0 and probe_prompts >= 1")
-        if self.diversity_window < 2 or self.min_stage_steps < self.diversity_window:
-            raise ValueError("need diversity_window >= 2 and min_stage_steps >= diversity_window")
+        if not 0 < self.target_diversity <= 1 or self.max_probe_spread <= 0 or self.probe_prompts < 1:
+            raise ValueError("need 0 < target_diversity <= 1, max_probe_spread > 0 and probe_prompts >= 1")
+        if self.fluctuation_z <= 0 or self.diversity_tokens < 4:
+            raise ValueError("need fluctuation_z > 0 and diversity_tokens >= 4 (one 4-gram)")
+        if self.diversity_window < 3 or self.min_stage_steps < self.diversity_window:
+            raise ValueError("need diversity_window >= 3 (a trend and a scatter around it) "
+                             "and min_stage_steps >= diversity_window")
         self.schedule()  # validates the stages (rejects ramps)
 
     def schedule(self) -> TemperatureSchedule:
         """The fixed rule's staged schedule (a single stage at ``temperature`` by default)."""
         stages = sorted(self.temperature_schedule.items()) if self.temperature_schedule else None
         return TemperatureSchedule.starting_at(self.temperature, stages, min_stage_steps=self.min_stage_steps)
+
+    @property
+    def updates_per_step(self) -> int:
+        """Optimizer updates per training step (verl: train batch / mini-batch)."""
+        return self.train_batch_size // self.ppo_mini_batch_size
 
     @property
     def initial_temperature(self) -> float:
@@ -130,8 +151,9 @@ class GRPOConfig:
         """The T(D) controller for a run (:class:`~training.grpo.temperature_control.DiversityTemperature`)."""
         from .temperature_control import DiversityTemperature
 
-        return DiversityTemperature(self.temperature_candidates, self.target_diversity, self.max_fluctuation,
-                                    window=self.diversity_window, min_stage_steps=self.min_stage_steps)
+        return DiversityTemperature(self.temperature_candidates, self.target_diversity, self.max_probe_spread,
+                                    fluctuation_z=self.fluctuation_z, window=self.diversity_window,
+                                    min_stage_steps=self.min_stage_steps)
 
     def replace(self, **changes) -> "GRPOConfig":
         return dataclasses.replace(self, **changes)
@@ -149,8 +171,8 @@ def _stages(schedule) -> dict[int, float]:
 
 
 PRESETS: dict[str, GRPOConfig] = {
-    "grpo": GRPOConfig(clip_high=0.2, use_kl_loss=True, kl_coef=0.001, mask_rho=0.0),
-    "dapo": GRPOConfig(mask_rho=0.0),
+    "grpo": GRPOConfig(clip_high=0.2, use_kl_loss=True, kl_coef=0.001, mask_rho=0.0, temperature_rule="fixed"),
+    "dapo": GRPOConfig(mask_rho=0.0, temperature_rule="fixed"),
     "microcoder": GRPOConfig(),
 }
 LABELS: dict[str, str] = {"grpo": "GRPO", "dapo": "GRPO+ (DAPO)", "microcoder": "MicroCoder-GRPO"}

@@ -114,7 +114,7 @@ def measure_diversity(
 ) -> list[DiversityProbe]:
     """Probe statistics per candidate T, ascending. ``diversity_by_t`` is measured data
     ``{T: [D per query]}`` or a probe ``measure(T) -> [D per query]`` (sample the probe set at T,
-    score with :func:`training.grpo.diversity.distinct_n`)."""
+    score with :func:`training.grpo.diversity.group_diversities`)."""
     if callable(diversity_by_t):
         if candidates is None:
             raise ValueError("candidates are required with a probe function")
@@ -136,24 +136,25 @@ def measure_diversity(
 def choose_temperature(
     diversity_by_t: Mapping[float, Sequence[float]] | Callable[[float], Sequence[float]],
     target_diversity: float,
-    max_fluctuation: float,
+    max_spread: float,
     candidates: Sequence[float] | None = None,
 ) -> float:
     """T(D): the lowest candidate T whose initial diversity is at or above the converged level
-    and whose fluctuation is bounded.
+    and whose spread across the probe's prompts is bounded.
 
     Rule: for each T (ascending), mean = mean of the probe diversities, spread = their sample
     std (across probe queries, or across repeated probes). Pick the lowest T with
     ``mean >= target_diversity`` (the level training converges to: below it, diversity keeps
-    declining and training fails) and ``spread <= max_fluctuation`` (above it, drastic
-    fluctuation). Lowest, because higher T only adds noise once the level is reached.
-    Raises ValueError, with the measurements, when no candidate qualifies.
+    declining and training fails) and ``spread <= max_spread``. Lowest, because higher T only
+    adds noise once the level is reached. Raises ValueError, with the measurements, when no
+    candidate qualifies. (Fluctuation over training steps is a separate test, with its own
+    threshold: :class:`~training.grpo.temperature_control.DiversityTemperature`.)
     """
     probes = measure_diversity(diversity_by_t, candidates)
     for p in probes:
-        if p.mean >= target_diversity and p.spread <= max_fluctuation:
+        if p.mean >= target_diversity and p.spread <= max_spread:
             return p.temperature
     table = ", ".join(f"T={p.temperature}: mean={p.mean:.3f} spread={p.spread:.3f}" for p in probes)
     raise ValueError(
-        f"no temperature reaches diversity {target_diversity} with spread <= {max_fluctuation}: {table}"
+        f"no temperature reaches diversity {target_diversity} with spread <= {max_spread}: {table}"
     )

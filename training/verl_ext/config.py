@@ -14,6 +14,12 @@ declarative tables, :data:`ALGORITHM_KEYS` (GRPOConfig field -> verl keys) and :
 (TrainingConfig field -> verl keys); the whole algorithm, with the run's seed and held-out cap, is
 one ``microcoder:`` block (:class:`MicroCoderSettings`) that the trainer rebuilds with verl's
 ``omega_conf_to_dataclass``. ``extra_overrides`` may set any other verl key, never one of these.
+
+The run's own keys also make a GPU start work on first try: sdpa and no padding removal where
+flash-attn does not import (:func:`default_attention`), ``rollout.max_model_len`` covering training
+and the evaluation (:attr:`TrainingConfig.max_model_len`), the chat template's thinking switch off,
+the actor's parameters and optimizer offloaded when one GPU holds actor and rollout
+(:meth:`TrainingConfig.offloads`), and vLLM's seed from the run's.
 """
 
 from __future__ import annotations
@@ -33,14 +39,21 @@ Profile = Literal["paper", "cpu-demo"]
 
 # Named profiles: algorithm sizes (GRPOConfig fields) and run sizes (TrainingConfig fields).
 # ``paper`` changes no algorithm field: GRPOConfig's defaults are the paper's.
+# Both profiles make 4 updates per step (train batch / mini-batch), so the clip can bind. The
+# evaluation has its own lengths (Table 1: train at 4K, test at 4K and 8K) and a prompt limit of its
+# own, longer than training's, so that no held-out problem is dropped for length.
 PROFILES: dict[str, dict[str, dict]] = {
-    "paper": {"algorithm": {}, "run": {"steps": 300, "micro_batch_size_per_gpu": 4, "val_max_samples": -1}},
+    "paper": {"algorithm": {}, "run": {"steps": 300, "micro_batch_size_per_gpu": 4, "val_max_samples": -1,
+                                       "eval_response_lengths": [4096, 8192], "eval_max_prompt_length": 4096}},
     "cpu-demo": {
+        # lr 1e-5 (the paper's is 1e-6): a 135M model over 2 steps, as benchmarks/bench_learning.py
         "algorithm": {"samples_per_query": 4, "max_prompt_length": 512, "max_response_length": 96,
-                      "train_batch_size": 2, "ppo_mini_batch_size": 2, "mask_repeat_window": 16,
-                      "temperature_candidates": (0.7, 0.9, 1.1), "probe_prompts": 2, "target_diversity": 0.8,
-                      "diversity_window": 2, "min_stage_steps": 2},
-        "run": {"steps": 2, "micro_batch_size_per_gpu": 2, "val_max_samples": 4},
+                      "train_batch_size": 4, "ppo_mini_batch_size": 1, "lr": 1e-5, "mask_repeat_window": 16,
+                      "temperature_candidates": (0.7, 0.9, 1.1), "probe_prompts": 2, "diversity_tokens": 32,
+                      "target_diversity": 0.8, "diversity_window": 3, "min_stage_steps": 3},
+        # 2 held-out problems: on CPU the evaluation's cost is the prefill of long statements, twice
+        "run": {"steps": 2, "micro_batch_size_per_gpu": 4, "val_max_samples": 2,
+                "eval_response_lengths": [96, 192], "eval_max_prompt_length": 4096},
     },
 }
 
@@ -66,7 +79,7 @@ ALGORITHM_KEYS: dict[str, tuple[str, ...]] = {
 }
 # TrainingConfig field -> verl keys.
 RUN_KEYS: dict[str, tuple[str, ...]] = {
-    "seed": ("data.seed",),
+    "seed": ("data.seed", f"{R}.seed"),  # data order and vLLM's sampling seed
     "micro_batch_size_per_gpu": (f"{A}.ppo_micro_batch_size_per_gpu", f"{R}.log_prob_micro_batch_size_per_gpu",
                                  f"{REF}.log_prob_micro_batch_size_per_gpu"),
     "gpu_memory_utilization": (f"{R}.gpu_memory_utilization",),
@@ -110,7 +123,6 @@ CPU_KEYS: dict[str, str] = {
     # trainer's log-probs would drift from the fp32 rollout's)
     **{f"+{p}.fsdp_config.mixed_precision.{k}": "fp32" for p in (A, REF)
        for k in ("param_dtype", "reduce_dtype", "buffer_dtype")},
-    "+actor_rollout_ref.model.override_config.attn_implementation": "sdpa",
     f"{R}.dtype": "float32", f"{R}.max_num_seqs": "64", "reward.num_workers": "1",
     f"{R}.agent.num_workers": "1", "transfer_queue.enable": "true",
     "transfer_queue.backend.SimpleStorage.num_data_storage_units": "1",
@@ -158,6 +170,19 @@ class MicroCoderSettings:
     algorithm: GRPOConfig = field(default_factory=GRPOConfig)
     seed: int = 0  # the truncation mask's draws and the held-out sample
     val_max_samples: int = -1  # held-out problems evaluated (-1: the whole split)
+    eval_temperature: float | None = None  # None: the temperature training ended with
+    eval_response_lengths: list[int] = field(default_factory=list)  # empty: the training length
+    eval_max_prompt_length: int = 0  # 0: the training prompt limit
+    eval_benchmark: str = "lcb-v6"  # the held-out window (training.grpo.evaluation.BENCHMARKS)
+    run_dir: str = ""  # where the trainer writes temperature.json (the run's output folder)
+
+
+def default_attention() -> str:
+    """flash-attention 2 where the ``flash_attn`` package imports in this environment, else sdpa
+    (torch's own kernels): verl's actor defaults to flash-attention, which set-up does not install."""
+    import importlib.util
+
+    return "flash_attention_2" if importlib.util.find_spec("flash_attn") is not None else "sdpa"
 
 
 def _reward_path() -> str:
@@ -193,6 +218,13 @@ class TrainingConfig:
     val_before_train: bool = False
     val_max_samples: int | None = None  # held-out problems evaluated (-1: the whole split)
     eval_attempts: int = 4  # held-out pass@1 averaged over this many samples per problem
+    eval_temperature: float | None = None  # None: the temperature training ended with (Table 1)
+    eval_response_lengths: list[int] | None = None  # None: the profile's (paper: 4096 and 8192)
+    eval_max_prompt_length: int | None = None  # None: the profile's; a longer prompt fails the run
+    eval_benchmark: Literal["lcb-v6", "all"] = "lcb-v6"  # lcb-v6: AtCoder+LeetCode 2025-02..04 where known
+    enable_thinking: bool = False  # chat template's thinking switch (hybrid Qwen3): the paper trains non-thinking
+    attn_implementation: str | None = None  # None: flash_attention_2 if flash_attn imports, else sdpa
+    offload: bool | None = None  # actor params+optimizer on CPU between phases; None: when one GPU holds all
     ray_address: str | None = None  # "http://head:8265": submit as a Ray job instead of running here
     trace_masking: bool = False  # write the per-sample mask trace under <output_dir>/trace (checks)
     console_output: bool = False  # verl's and Ray's output on the terminal; off: in <output_dir>/train.log
@@ -208,7 +240,28 @@ class TrainingConfig:
             raise TypeError(f"algorithm must be a GRPOConfig (from algorithm_for), got {type(self.algorithm).__name__}")
         for name, value in PROFILES[self.profile]["run"].items():
             if getattr(self, name) is None:
-                setattr(self, name, value)
+                setattr(self, name, list(value) if isinstance(value, list) else value)
+        self.eval_response_lengths = [int(n) for n in self.eval_response_lengths]
+        if not self.eval_response_lengths or min(self.eval_response_lengths) < 1 or self.eval_max_prompt_length < 1:
+            raise ValueError("eval_response_lengths needs at least one positive length, eval_max_prompt_length > 0")
+
+    # -- derived sizes ----------------------------------------------------------------------
+    @property
+    def max_model_len(self) -> int:
+        """The longest sequence the rollout engine must hold: training's prompt + response, or the
+        evaluation's (its prompt limit + its longest length). vLLM sizes its KV cache from it."""
+        a = self.algorithm
+        return max(a.max_prompt_length + a.max_response_length,
+                   self.eval_max_prompt_length + max(self.eval_response_lengths))
+
+    @property
+    def world_size(self) -> int:
+        return self.n_gpus * self.nnodes
+
+    def offloads(self) -> bool:
+        """Offload the actor's parameters and optimizer between phases: on one GPU, the actor's fp32
+        weights and Adam states would sit beside vLLM's share of memory."""
+        return self.offload if self.offload is not None else (self.device == "cuda" and self.world_size == 1)
 
     # -- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -242,14 +295,22 @@ class TrainingConfig:
         values.update({key: _hydra(getattr(self.algorithm, name)) for name, keys in ALGORITHM_KEYS.items()
                        for key in keys})
         values.update({key: _hydra(getattr(self, name)) for name, keys in RUN_KEYS.items() for key in keys})
+        attention = "sdpa" if cpu else (self.attn_implementation or default_attention())
+        offload = _hydra(self.offloads())
         values.update({
             "data.train_files": _hydra(self.train_files),
             "data.val_files": _hydra(self.val_files or self.train_files),
+            "+data.apply_chat_template_kwargs.enable_thinking": _hydra(self.enable_thinking),
             "actor_rollout_ref.model.path": model,
-            "actor_rollout_ref.model.use_remove_padding": _hydra(not cpu),
+            "+actor_rollout_ref.model.override_config.attn_implementation": attention,
+            # padding removal runs flash-attention's varlen kernels: only with flash-attention
+            "actor_rollout_ref.model.use_remove_padding": _hydra(attention == "flash_attention_2"),
             "actor_rollout_ref.model.enable_gradient_checkpointing": _hydra(not cpu),
             f"{R}.name": "hf" if cpu else "vllm",
             f"{R}.tensor_model_parallel_size": str(1 if cpu else self.rollout_tp),
+            f"{R}.max_model_len": str(self.max_model_len),
+            f"{A}.fsdp_config.param_offload": offload, f"{A}.fsdp_config.optimizer_offload": offload,
+            f"{REF}.fsdp_config.param_offload": offload,
             "reward.custom_reward_function.path": _reward_path(),
             "trainer.save_freq": str(self.steps if self.save_checkpoint else -1),
             "trainer.default_local_dir": str(Path(self.output_dir) / "checkpoints"),
@@ -257,7 +318,11 @@ class TrainingConfig:
         if cpu:
             values.update(CPU_KEYS)
             values["ray_kwargs.ray_init.num_cpus"] = str(self.num_cpus)
-        block = MicroCoderSettings(self.algorithm, seed=self.seed, val_max_samples=self.val_max_samples)
+        block = MicroCoderSettings(self.algorithm, seed=self.seed, val_max_samples=self.val_max_samples,
+                                   eval_temperature=self.eval_temperature,
+                                   eval_response_lengths=list(self.eval_response_lengths),
+                                   eval_max_prompt_length=self.eval_max_prompt_length,
+                                   eval_benchmark=self.eval_benchmark, run_dir=str(Path(self.output_dir)))
         values["+microcoder"] = _hydra(dataclasses.asdict(block), quote=True)
         return _merge([f"{k}={v}" for k, v in values.items()], self.extra_overrides)
 

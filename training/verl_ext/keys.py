@@ -5,3 +5,4 @@ TEMPERATURE_KEY = "__temperature__"
 # The one policy-loss family of all three presets (verl's ``vanilla`` adds a dual clip the paper
 # does not use): the presets differ only by KL loss, clip and mask (training.grpo.presets).
 LOSS_MODE = "microcoder"
+TD_RECORD = "temperature.json"  # the run's T(D) record (probe curve, rule, reason, switches), in its output folder

@@ -2,7 +2,15 @@
 verl's own losses, around :func:`training.grpo.policy_loss.token_policy_loss` (eq. 1 with
 clip-higher, no dual clip). verl aggregates the matrix (``agg_loss`` with its global-batch token
 normaliser) and adds the KL term after it when ``use_kl_loss`` is set; the clip metrics come from
-the same pass."""
+the same pass.
+
+How verl 0.9.1 reduces these metrics over a step (``engine_workers.train_mini_batch`` and
+``reduce_metrics``): per mini-batch, the mean over its micro-batches (and data-parallel ranks); over
+the step's mini-batches, the mean, except for names holding "max" or "min", which take the largest
+or smallest mini-batch value. So ``actor/ratio_max`` is the largest ratio seen in the step exactly
+when each mini-batch is one micro-batch per GPU, and otherwise the largest of the mini-batches'
+micro-batch means of their maxima (a lower bound of the true maximum; ``ratio_min`` likewise an upper
+bound of the minimum)."""
 
 from __future__ import annotations
 
@@ -52,4 +60,4 @@ def compute_policy_loss_microcoder(
                     **config.global_batch_info)
     return loss, {f"actor/{name}": m[key].item() for name, key in (
         ("pg_clipfrac", "clipfrac"), ("pg_clipfrac_high", "clipfrac_high"), ("pg_clipfrac_low", "clipfrac_low"),
-        ("ppo_kl", "ppo_kl"), ("ratio_mean", "ratio_mean"))}
+        ("ppo_kl", "ppo_kl"), ("ratio_mean", "ratio_mean"), ("ratio_min", "ratio_min"), ("ratio_max", "ratio_max"))}

@@ -24,21 +24,30 @@ cap): no key-by-key reads, no second defaults.
   the same T is attached to the generation batch for the agent-loop workers (see
   :mod:`training.verl_ext.agent_loop`), so sampling and training use one T.
 - Diversity-determined temperature T(D) (``temperature_rule: diversity``): before step 1
-  the policy samples G responses for ``probe_prompts`` training prompts at each candidate T
-  (through verl's validation path, so the rollout replicas hold the current weights), distinct-4
-  per prompt is measured and the algorithm's controller (``GRPOConfig.diversity_controller()``)
-  picks the starting T; after every step it sees the measured diversity and may switch stage,
-  logging why. Probe table, choice and switches go into the step metrics
-  (:mod:`training.verl_ext.temperature_metrics`). With ``fixed`` the typed schedule applies.
-  Each checkpoint folder carries the controller's state (``microcoder_temperature.json``): a
-  resumed run goes on at its stage's T with the stage's trend, instead of probing again.
+  the policy samples G responses of ``diversity_tokens`` tokens for ``probe_prompts`` training
+  prompts at each candidate T (through verl's validation path, so the rollout replicas hold the
+  current weights), D per prompt is measured (:mod:`training.grpo.diversity`) and the
+  algorithm's controller (``GRPOConfig.diversity_controller()``) picks the starting T; after
+  every step it sees the measured D and its standard error and may switch stage, logging why.
+  The probe's curve, the rule, the reason and the switches go to ``<run>/temperature.json`` and,
+  as numbers, into the step metrics (:mod:`training.verl_ext.temperature_metrics`). With
+  ``fixed`` the typed schedule applies. Each checkpoint folder carries the controller's state
+  (``microcoder_temperature.json``): a resumed run goes on at its stage's T with the stage's
+  trend, instead of probing again.
+- Held-out evaluation (Table 1): sampled at the temperature training ended with (or the
+  configured one), once per evaluation length, with the evaluation's own prompt limit: verl's
+  validation runs with the workers' and servers' lengths set for it (:func:`.agent_loop.set_lengths`).
+  The held-out set is LiveCodeBench v6's AtCoder and LeetCode window where rows carry platform and
+  date, and a prompt over the evaluation's limit fails the run before step 1 instead of being dropped.
 - Metrics per step under ``microcoder/``: temperature, masked and eligible counts, truncation
-  rate, output diversity (distinct-4 over each query's G responses), accuracy, and how many of
-  the step's samples keep a non-zero advantage (``signal_samples`` of ``samples``).
+  rate, output diversity (D) and its standard error, accuracy, and how many of the step's samples
+  keep a non-zero advantage (``signal_samples`` of ``samples``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import logging
 import math
@@ -57,8 +66,8 @@ from verl.utils import tensordict_utils as tu
 from verl.utils.config import omega_conf_to_dataclass
 from verl.workers.utils.padding import response_to_nested
 
-from training.grpo.diversity import batch_output_diversity, distinct_n
-from training.grpo.evaluation import heldout_pass_at_1
+from training.grpo.diversity import batch_group_diversities, group_diversities, mean_and_stderr
+from training.grpo.evaluation import heldout_pass_at_1, in_benchmark, metric_prefix
 from training.grpo.truncation_mask import (
     apply_truncation_mask,
     conditional_truncation_mask,
@@ -68,9 +77,9 @@ from training.grpo.truncation_mask import (
 )
 
 from . import temperature_metrics, trace
-from .agent_loop import set_validation_sampling
+from .agent_loop import set_lengths, set_validation_sampling
 from .config import MicroCoderSettings
-from .keys import TEMPERATURE_KEY
+from .keys import TD_RECORD, TEMPERATURE_KEY
 
 TRAINER_MODE = "microcoder_sync"
 TD_STATE = "microcoder_temperature.json"  # the T(D) controller's state, in each checkpoint folder
@@ -125,7 +134,7 @@ class MicroCoderTrainer(PPOTrainerSync):
     # -- staged temperature: typed (fixed) or diversity-determined -------------------------
     def on_train_begin(self):
         super().on_train_begin()
-        self._pending_metrics = {}
+        self._pending_metrics = dict(getattr(self, "_heldout_counts", {}))
         self._td = None
         if self.settings.algorithm.temperature_rule == "diversity":
             self._td = self.settings.algorithm.diversity_controller()
@@ -133,14 +142,28 @@ class MicroCoderTrainer(PPOTrainerSync):
             if saved and saved.exists():  # a resumed run goes on at its stage's T, with its trend
                 self._td.restore(json.loads(saved.read_text()))
                 self._set_temperature(self._td.temperature)
+                self._write_temperature_record()
                 logger.warning(f"T(D): resumed from {saved} at T={self._td.temperature:g} "
                                f"(stage since step {self._td.stage_start})")
                 return
             choice = self._td.choose(self._probe_diversity(self._td.candidates))
             self._set_temperature(choice.temperature)
+            self._write_temperature_record()
             self._pending_metrics.update(temperature_metrics.choice_metrics(choice, self._td.target_diversity))
             table = ", ".join(f"T={p.temperature:g}: {p.mean:.3f}±{p.spread:.3f}" for p in choice.probes)
             logger.warning(f"T(D): probe {table}; training at T={choice.temperature:g} ({choice.reason})")
+
+    def _write_temperature_record(self) -> None:
+        """``<run>/temperature.json``: what the launcher puts on the training card and in the metadata."""
+        if self._td is None or not self.settings.run_dir:
+            return
+        a = self.settings.algorithm
+        record = {**self._td.record(), "probe_cost": {
+            "prompts": min(a.probe_prompts, len(self.train_dataset)), "samples_per_prompt": a.samples_per_query,
+            "candidates": len(a.temperature_candidates), "tokens_per_sample": a.diversity_tokens}}
+        path = Path(self.settings.run_dir) / TD_RECORD
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1))
 
     # -- checkpoints carry the T(D) controller -------------------------------------------------
     def _load_checkpoint(self):
@@ -165,25 +188,41 @@ class MicroCoderTrainer(PPOTrainerSync):
             switch = self._td.switch_before(self.global_steps)
             if switch is not None:
                 self._set_temperature(switch.to_t)
+                self._write_temperature_record()
                 self._pending_metrics.update(temperature_metrics.switch_metrics(switch))
                 logger.warning(f"T(D): step {switch.step}: T {switch.from_t:g} -> {switch.to_t:g} ({switch.reason})")
         else:
             self._set_temperature(self.settings.algorithm.schedule().at(self.global_steps))
         return super().on_step_begin()
 
+    def _servers(self) -> list:
+        return [server for replica in self.llm_server_manager.get_replicas() for server in replica.servers]
+
+    @contextlib.contextmanager
+    def _generation_lengths(self, prompt_length: int, response_length: int):
+        """Generate with these lengths inside the block (the probe's, the evaluation's), then training's."""
+        rollout = self.config.actor_rollout_ref.rollout
+        saved = (int(rollout.prompt_length), int(rollout.response_length))
+        set_lengths(self.agent_loop_manager, self._servers(), prompt_length, response_length)
+        try:
+            yield
+        finally:
+            set_lengths(self.agent_loop_manager, self._servers(), *saved)
+
     def _probe_diversity(self, candidates) -> dict[float, list[float]]:
-        """distinct-4 per probe prompt (pooled over its G responses) at each candidate T."""
+        """D per probe prompt (its G responses, ``diversity_tokens`` tokens each) at each candidate T."""
         from verl.utils.dataset.rl_dataset import collate_fn
 
-        rollout = self.config.actor_rollout_ref.rollout
-        k = min(self.settings.algorithm.probe_prompts, len(self.train_dataset))
+        rollout, algo = self.config.actor_rollout_ref.rollout, self.settings.algorithm
+        k = min(algo.probe_prompts, len(self.train_dataset))
         rows = [self.train_dataset[i] for i in range(k)]
         saved = (float(rollout.val_kwargs.temperature), int(rollout.val_kwargs.n))
         out = {}
         try:
-            for t in candidates:
-                set_validation_sampling(self.agent_loop_manager, t, int(rollout.n))
-                out[float(t)] = self._probe_once(collate_fn(rows))
+            with self._generation_lengths(int(rollout.prompt_length), algo.diversity_tokens):
+                for t in candidates:
+                    set_validation_sampling(self.agent_loop_manager, t, int(rollout.n))
+                    out[float(t)] = self._probe_once(collate_fn(rows))
         finally:
             set_validation_sampling(self.agent_loop_manager, *saved)
         return out
@@ -204,8 +243,7 @@ class MicroCoderTrainer(PPOTrainerSync):
         for key, row, n in zip(meta.keys, data["responses"].tolist(), data["response_mask"].sum(-1).tolist()):
             groups.setdefault(str(key).rsplit("_", 2)[0], []).append(row[: int(n)])
         tq.kv_clear(keys=meta.keys, partition_id=meta.partition_id)
-        values = [distinct_n(g, 4) for g in groups.values()]
-        return [v for v in values if not math.isnan(v)]
+        return group_diversities(list(groups.values()), 4, self.settings.algorithm.diversity_tokens)
 
     def _next_train_batch(self, num_prompts=None):
         batch = super()._next_train_batch(num_prompts)
@@ -238,9 +276,9 @@ class MicroCoderTrainer(PPOTrainerSync):
             batch = tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id, fields=out)
         if trace.trace_dir() is not None:
             self._trace(step, keys, eligible, masked, uniform_draws(seed, step, keys), before, after, td, rewards)
-        diversity = batch_output_diversity(responses, lengths, uids, n=4)
+        diversity, stderr = mean_and_stderr(batch_group_diversities(responses, lengths, uids, 4, algo.diversity_tokens))
         if getattr(self, "_td", None) is not None and not math.isnan(diversity):
-            self._td.observe(step, diversity)
+            self._td.observe(step, diversity, stderr)
         metrics.update(getattr(self, "_pending_metrics", {}))
         self._pending_metrics = {}
         metrics.update({
@@ -249,6 +287,7 @@ class MicroCoderTrainer(PPOTrainerSync):
             "microcoder/eligible_count": int(eligible.sum()),
             "microcoder/truncation_rate": float((lengths >= max_len).float().mean()),
             "microcoder/diversity": float(diversity) if not math.isnan(diversity) else 0.0,
+            "microcoder/diversity_stderr": float(stderr) if not math.isnan(stderr) else 0.0,
             "microcoder/accuracy": float((rewards >= 1.0).float().mean()),
             "microcoder/reward_mean": float(rewards.mean()),
             "microcoder/response_length_mean": float(lengths.float().mean()),
@@ -260,22 +299,69 @@ class MicroCoderTrainer(PPOTrainerSync):
 
     # -- held-out evaluation ---------------------------------------------------------------
     def _init_dataloader(self):
-        """verl draws ``val_max_samples`` rows *before* dropping prompts over ``max_prompt_length``,
-        so a capped held-out set of long LiveCodeBench statements can come out empty. verl gets
-        the whole split (-1); the cap applies here, to the problems that fit, a seeded sample."""
-        super()._init_dataloader()
-        cap, ds = self.settings.val_max_samples, self.val_dataset
-        if len(ds) == 0:
-            raise ValueError(f"no held-out problem fits max_prompt_length={self.config.data.max_prompt_length}")
-        if 0 < cap < len(ds):
-            from torchdata.stateful_dataloader import StatefulDataLoader
-            from verl.utils.dataset.rl_dataset import collate_fn
+        """The held-out set, built here with the evaluation's prompt limit: every row of the split
+        (a prompt over the limit fails the run, naming the limit to raise), then the benchmark's
+        window (:func:`~training.grpo.evaluation.in_benchmark`), then the cap, a seeded sample.
+        verl's own val set (the training prompt limit, which would drop long statements) is replaced."""
+        with open_dict(self.config):  # verl's val set may come out empty at the training limit
+            self.config.data.val_batch_size, saved = 1, self.config.data.get("val_batch_size")
+        try:
+            super()._init_dataloader()
+        finally:
+            with open_dict(self.config):
+                self.config.data.val_batch_size = saved
+        from torchdata.stateful_dataloader import StatefulDataLoader
+        from verl.trainer.ppo.utils import create_rl_dataset
+        from verl.utils.dataset.rl_dataset import collate_fn
 
-            ds.dataframe = ds.dataframe.shuffle(seed=self.settings.seed).select(range(cap))
-            self.val_dataloader = StatefulDataLoader(
-                dataset=ds, batch_size=self.config.data.val_batch_size or len(ds),
-                num_workers=self.config.data["dataloader_num_workers"],
-                shuffle=self.config.data.get("validation_shuffle", True), drop_last=False, collate_fn=collate_fn)
+        s = self.settings
+        limit = s.eval_max_prompt_length or int(self.config.data.max_prompt_length)
+        data_config = copy.deepcopy(self.config.data)
+        with open_dict(data_config):
+            data_config.max_prompt_length, data_config.filter_overlong_prompts = limit, False
+        ds = create_rl_dataset(self.config.data.val_files, data_config, self.tokenizer, self.processor,
+                               is_train=False, max_samples=-1)
+        split = len(ds.dataframe)
+        ds.filter_overlong_prompts = True
+        if len(ds.maybe_filter_out_long_prompts(ds.dataframe)) < split:
+            raise ValueError(f"held-out prompts longer than eval_max_prompt_length={limit} tokens: "
+                             "raise it (no held-out problem is dropped for length)")
+        infos = ds.dataframe["extra_info"] if "extra_info" in ds.dataframe.column_names else [None] * split
+        placed = [in_benchmark(source, info, s.eval_benchmark) for source, info in zip(ds.dataframe["data_source"], infos)]
+        ds.dataframe = ds.dataframe.select([i for i, keep in enumerate(placed) if keep is not False])
+        if len(ds.dataframe) == 0:
+            raise ValueError(f"no held-out problem in the {s.eval_benchmark} window")
+        cap = s.val_max_samples
+        if 0 < cap < len(ds.dataframe):
+            ds.dataframe = ds.dataframe.shuffle(seed=s.seed).select(range(cap))
+        self._heldout_counts = {"microcoder/heldout/split_problems": float(split),
+                                "microcoder/heldout/window_problems": float(sum(k is not False for k in placed)),
+                                "microcoder/heldout/unplaced_problems": float(sum(k is None for k in placed)),
+                                "microcoder/heldout/prompt_limit": float(limit)}
+        self.val_dataset = ds
+        self.val_dataloader = StatefulDataLoader(
+            dataset=ds, batch_size=self.config.data.val_batch_size or len(ds),
+            num_workers=self.config.data["dataloader_num_workers"],
+            shuffle=self.config.data.get("validation_shuffle", True), drop_last=False, collate_fn=collate_fn)
+
+    def _validate(self):
+        """verl's validation once per evaluation length, sampled at the temperature training ended
+        with (or ``eval_temperature``), with the evaluation's prompt limit. The first length keeps
+        verl's own ``val-*`` names; the others get ``@L<length>`` after the first part."""
+        s, rollout = self.settings, self.config.actor_rollout_ref.rollout
+        t = float(s.eval_temperature) if s.eval_temperature is not None else self._current_temperature()
+        lengths = s.eval_response_lengths or [int(rollout.response_length)]
+        prompt = s.eval_max_prompt_length or int(rollout.prompt_length)
+        set_validation_sampling(self.agent_loop_manager, t, int(rollout.val_kwargs.n))
+        metrics: dict = {}
+        for i, length in enumerate(lengths):
+            self._eval_length = int(length)
+            with self._generation_lengths(prompt, length):
+                out = super()._validate()
+            metrics.update(out if i == 0 else {(k.replace("/", f"@L{length}/", 1) if k.startswith("val-") else k): v
+                                               for k, v in out.items()})
+        metrics.update({"microcoder/heldout/temperature": t, **getattr(self, "_heldout_counts", {})})
+        return metrics
 
     def _val_metrics_update(self, data_sources, sample_uids, reward_extra_infos_dict, sample_turns,
                             expected_acc_counts=None):
@@ -283,7 +369,8 @@ class MicroCoderTrainer(PPOTrainerSync):
         metrics = super()._val_metrics_update(data_sources, sample_uids, reward_extra_infos_dict, sample_turns,
                                               expected_acc_counts=expected_acc_counts)
         scores = reward_extra_infos_dict.get("acc") or reward_extra_infos_dict.get("reward") or []
-        metrics.update(heldout_pass_at_1(data_sources, sample_uids, scores))
+        length = getattr(self, "_eval_length", int(self.config.actor_rollout_ref.rollout.response_length))
+        metrics.update(heldout_pass_at_1(data_sources, sample_uids, scores, prefix=metric_prefix(length)))
         return metrics
 
     @staticmethod
