@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_evaluator.py [--sets humaneval,mbpp,leetcode,taco] [--limit N] [--workers N]
     .venv/bin/python benchmarks/bench_evaluator.py --backend ray [--ray-address HOST:PORT] [--batch-size N]
+    .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N]
     .venv/bin/python benchmarks/bench_evaluator.py --baseline-tree /tmp/base [--rounds N] [--limit N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
@@ -18,6 +19,10 @@ The overhead table splits one sandboxed child's cost into its parts (``--parts``
 PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
 reset), before and after process state moved into the fork server, in the same run, and what
 namespaces made once per worker slot would cost instead.
+``--peers`` runs, on the same programs and in the same run, our evaluator and the harnesses users would
+pick instead (:mod:`benchmarks.peers`: LiveCodeBench's, rLLM/DeepCoder's and verl's ``prime_code``), and
+prints each one's false negatives and false positives against the labels and its wall time, on the mixed
+set every peer can run and on all it can run; then where our time went.
 ``--baseline-tree PATH`` compares the call-cost and assert tables of another checkout (an older
 commit: ``git worktree add /tmp/base <commit>``) with this one's, in the same run: each table runs
 in a process per tree, the trees in turns, ``--rounds`` times, and each figure is the best.
@@ -504,6 +509,9 @@ def main() -> None:
                     help="ray: only the local pool vs the Ray backend table")
     ap.add_argument("--ray-address", default=None, help="an existing cluster (default: a one-node cluster here)")
     ap.add_argument("--batch-size", type=int, default=8, help="Ray backend: jobs per dispatch")
+    ap.add_argument("--peers", action="store_true", help="only the table against LiveCodeBench's, rLLM's and verl's harnesses")
+    ap.add_argument("--lcb", default=None, help="--peers: a LiveCodeBench checkout (github.com/LiveCodeBench/LiveCodeBench)")
+    ap.add_argument("--rllm", default=None, help="--peers: an rLLM checkout (github.com/rllm-org/rllm)")
     ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
     ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree: runs per tree, in turns (best of)")
     ap.add_argument("--tree", default=None, help=argparse.SUPPRESS)  # read before the imports, above
@@ -511,6 +519,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.tables_json:
         _tables_json(args.limit, args.workers, args.timeout)
+        return
+    if args.peers:
+        from benchmarks.peer_table import peer_table
+
+        peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm})
         return
     if args.baseline_tree:
         baseline_tree_table(args.baseline_tree, args.rounds, args.limit, args.workers, args.timeout)

@@ -8,9 +8,11 @@ Known-incorrect attempts (KodCode's confirmed failures) come as set ``<name>_inc
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
+os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")  # a table, not bars, on the terminal
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.process.checkers import derive_checker  # noqa: E402

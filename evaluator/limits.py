@@ -15,6 +15,8 @@ block's cap + 1 s, whatever the program does to its own signals and limits).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 BLOCK_CALLS_CAP = 100  # without a wall budget, a block's budget stops growing after this many limits
 CPU_POLL_S = 0.05  # how often the fork server reads a running program's CPU clock
 CPU_MARGIN_S = 0.05  # CPU past the limit a reading tolerates (the clock is exact; this is slack, not error)
@@ -23,6 +25,14 @@ CPU_MARGIN_S = 0.05  # CPU past the limit a reading tolerates (the clock is exac
 def wall_limit(cpu_s: float) -> float:
     """Wall time a process (or one call) may take for ``cpu_s`` of CPU: slack for a loaded machine."""
     return cpu_s * 1.5 + 0.5
+
+
+def idle_past_limit(wall_s: float, limit_s: float, runqueue_wait_s: Callable[[], float]) -> bool:
+    """Whether a process has taken more than its limit of the wall clock that was its own: the wall
+    time less what it spent waiting for a core (``runqueue_wait_s``, read only once the wall
+    passes the limit). A program that sleeps or blocks is stopped at its limit, not at
+    :func:`wall_limit`, whose slack is for a loaded machine; a starved one keeps the slack."""
+    return wall_s > limit_s + CPU_MARGIN_S and wall_s - runqueue_wait_s() > limit_s + CPU_MARGIN_S
 
 
 def block_cap(limit_s: float, wall_left_s: float | None) -> float:

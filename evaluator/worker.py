@@ -61,6 +61,20 @@ def _cpu_of(clock: int) -> float | None:
         return None
 
 
+def _runqueue_wait(pid: int) -> float:
+    """Seconds the longest-waiting thread of process ``pid`` spent runnable but not running
+    (``/proc/<pid>/task/*/schedstat``): time a loaded machine took from it, not time it used.
+    Infinite where the kernel does not say (the wall limit alone decides then)."""
+    most = 0.0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as fh:
+                most = max(most, int(fh.read().split()[1]) / 1e9)
+    except (OSError, ValueError, IndexError):
+        return float("inf")
+    return most
+
+
 def _copy_into(src: int, path: str) -> None:
     """Copy a memfd to a file in the kernel (its bytes never pass through our memory)."""
     dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -420,6 +434,10 @@ class ForkServer:
                     poller.unregister(pidfds["candidate"])
                 if not started and time.monotonic() >= deadline:
                     timed_out = True
+                    break
+                if ticks is None and alive and limits.idle_past_limit(time.monotonic() - start, limit,
+                                                                      lambda: _runqueue_wait(cand)):
+                    timed_out = True  # a sleeping or blocked program: it costs its limit, not the slack
                     break
             results = {}
             for name, (pid, _) in procs.items():

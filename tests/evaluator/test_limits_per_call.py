@@ -4,6 +4,7 @@ loops fails in about one limit, and the result says how long the calls took."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -88,3 +89,31 @@ def test_limit_arithmetic():
     assert block_deadline(0, 1, 10**6, 100) == wall_limit(100)
     assert call_share(1, 0.25, 0.5) == (0.75, wall_limit(1) - 0.5)  # what a case alone has left after its top level
     assert call_share(1, 2, 9) == (0.0, 0.0)
+
+
+def test_a_sleeping_program_costs_its_limit_and_a_starved_one_keeps_the_slack():
+    """A program that sleeps past a 1 s limit is stopped at about 1 s (once 2 s, the slack of
+    wall_limit); a program needing 0.6 s of CPU on a machine whose cores burners hold still
+    passes, however long it waits for a core (the runqueue wait is not its time)."""
+    asleep = evaluate("import time\ntime.sleep(30)\n", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]},
+                      Limits(time_s=1.0))
+    assert asleep.verdict.value == "time_limit" and asleep.cases[0].time_s < 1.5, asleep
+    import multiprocessing
+
+    burners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(4 * (os.cpu_count() or 1))]
+    for b in burners:
+        b.start()
+    try:
+        work = "x = 0\nfor i in range(3 * 10**6):\n    x += i\nprint(1)\n"
+        starved = evaluate(work, {"kind": "stdin", "cases": [{"input": "", "output": "1"}]}, Limits(time_s=1.0))
+    finally:
+        for b in burners:
+            b.kill()
+    case = starved.cases[0]
+    assert starved.passed, starved
+    assert case.time_s > 1.05 or case.cpu_s < 0.5, "the program never waited: the test proves nothing here"
+
+
+def _spin() -> None:
+    while True:
+        pass

@@ -1,0 +1,183 @@
+"""``bench_evaluator.py --peers``: our evaluator against the harnesses users would pick instead, in
+one run, on the same labelled programs (:mod:`benchmarks.peers` holds the peers' adapters).
+
+The set: the 5,684 labelled programs of ``../shared/data/labelled`` on their base tests (their
+source's labels), KodCode's verified solutions and confirmed failing attempts, and the reference
+solutions of every other local source with their tests. The first table is the mixed set every
+peer can run (LiveCodeBench's and verl's harnesses take no ``assert`` block that is not plain
+``entry(args) == value`` calls), timed; the second adds, for accuracy only, what each one can run
+beyond it. Each runner gets the same workers and the same per-test time limit (LiveCodeBench's
+default, 6 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_accuracy_labelled import mapcoder
+from benchmarks.eval_sets import jobs, load
+from benchmarks.peers import PEERS, supports
+from evaluator import Limits, evaluate_many
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCES = ("humaneval", "mbpp", "leetcode", "taco", "humaneval_xl", "code_contests_verify")
+
+
+def mixed_set(limit: int | None) -> list[dict]:
+    return mapcoder(limit) + load(["kodcode"], limit, incorrect=True) + load(list(REFERENCES), limit)
+
+
+def _where(peer: str, checkouts: dict[str, str | None]) -> tuple[str, str] | None:
+    """The interpreter and the checkout (or site-packages) a peer runs from, or None if absent."""
+    if peer == "prime_code":
+        train = ROOT / ".venv-train"
+        found = sorted(train.glob("lib/python3*/site-packages/verl/utils/reward_score/prime_code"))
+        return (str(train / "bin" / "python"), str(found[0].parents[3])) if found else None
+    where = checkouts.get(peer)
+    return (sys.executable, where) if where and Path(where).is_dir() else None
+
+
+def run_peer(peer: str, python: str, where: str, items: list[dict], workers: int, timeout: float) -> tuple[dict[str, dict], float]:
+    """The peer's verdict per item id and its wall time (its pool's start excluded)."""
+    if not items:
+        return {}, 0.0
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    proc = subprocess.run([python, str(ROOT / "benchmarks" / "peers.py"), peer, where, str(workers), str(timeout)],
+                          input="".join(json.dumps(i) + "\n" for i in items), capture_output=True, text=True, env=env)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines or "wall_s" not in lines[-1]:
+        raise RuntimeError(f"{peer} failed: {proc.stderr.strip()[-500:]}")
+    return {r["id"]: r for r in lines[:-1]}, lines[-1]["wall_s"]
+
+
+def _ours(items: list[dict], workers: int, timeout: float) -> tuple[dict[str, dict], float, list]:
+    start = time.perf_counter()
+    results = evaluate_many(jobs(items), Limits(time_s=timeout), workers=workers)
+    wall = time.perf_counter() - start
+    return {i["id"]: {"passed": r.passed} for i, r in zip(items, results)}, wall, results
+
+
+def _processes(result: Any) -> int:
+    """Sandboxed processes a result's cases took: one a case, one for a batch of calls, two for an
+    ``assert`` block the judge ran (the judge's and the program's)."""
+    batched = [c for c in result.cases if c.batched]
+    alone = [c for c in result.cases if not c.batched]
+    return (1 if batched else 0) + sum(1 if c.lifted or c.calls is None else 2 for c in alone)
+
+
+def _parent_side_s(items: list[dict]) -> float:
+    """Seconds the parent spends lifting ``assert`` blocks and comparing answers, for these items
+    (each block lifted once, each expected answer compared with itself: the work, not the verdict)."""
+    from evaluator import compare, lift
+    from evaluator.model import as_tests
+
+    start = time.perf_counter()
+    for item in items:
+        tests = as_tests(item["tests"])
+        if tests.kind == "assert":
+            lift.lift(tests.assert_block(), tests.fn_name, tests.prelude)
+        for case in tests.cases or ():
+            if tests.kind == "stdin":
+                compare.compare_stdout(case.output, case.output)
+            else:
+                compare.compare_values(case.output, case.output)
+    return time.perf_counter() - start
+
+
+def _noop_ms(workers: int, n: int = 200) -> float:
+    """An empty program's cost per sandboxed process on the run's own pool, now."""
+    from evaluator import evaluate
+    from evaluator.pool import shared_pool
+
+    tests = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * n}
+    start = time.perf_counter()
+    evaluate("pass", tests, pool=shared_pool(workers), stop_on_first_failure=False)
+    return (time.perf_counter() - start) / n * 1000
+
+
+def where_time_goes(items: list[dict], results: list, wall: float, workers: int, start_s: float) -> None:
+    """Our run's worker-seconds split into what the issue asks about: the workers' start (once,
+    before the clock, as the peers' pools start), programs that ran out of time, the programs' own
+    CPU, isolation and process start (an empty program's cost per sandboxed process, measured
+    now on the same pool), the parent's lifting and comparison, the rest, and idle workers."""
+    noop_ms = _noop_ms(workers)
+    capacity = wall * workers
+    timed_out = [r for r in results if r.verdict.value == "time_limit"]
+    rest = [r for r in results if r.verdict.value != "time_limit"]
+    busy = sum(r.time_s for r in results)
+    processes = sum(map(_processes, rest))
+    parts = {
+        f"cases that ran out of time ({len(timed_out)} programs)": sum(r.time_s for r in timed_out),
+        "the programs' own CPU": sum(c.cpu_s or 0.0 for r in rest for c in r.cases),
+        f"isolation and process start ({processes} processes x {noop_ms:.2f} ms)": processes * noop_ms / 1000,
+        "the parent's lifting and comparison": _parent_side_s(items),
+    }
+    parts["the rest (the judge's asserts, hand-offs)"] = max(0.0, busy - sum(parts.values()))
+    parts["workers idle (waiting for work, the run's tail)"] = max(0.0, capacity - busy)
+    print(f"\nwhere our time went: {wall:.1f} s x {workers} workers = {capacity:.1f} worker-seconds "
+          f"(the workers' start, before the clock: {start_s:.1f} s; no interpreter starts per test: each "
+          "process is forked from a warm one)")
+    for name, seconds in parts.items():
+        print(f"  {name:<62}{seconds:>8.2f} s{100 * seconds / capacity:>6.0f}%")
+
+
+def _errors(items: list[dict], verdicts: dict[str, dict]) -> tuple[int, int, int]:
+    fn = sum(1 for i in items if i["expect_pass"] and not verdicts[i["id"]]["passed"])
+    fp = sum(1 for i in items if not i["expect_pass"] and verdicts[i["id"]]["passed"])
+    crashed = sum(1 for i in items if "error" in verdicts[i["id"]])
+    return fn, fp, crashed
+
+
+def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[str, str | None]) -> None:
+    items = mixed_set(limit)
+    peers = {p: w for p in PEERS if (w := _where(p, checkouts)) is not None}
+    missing = sorted(set(PEERS) - set(peers))
+    common = [i for i in items if all(supports(p, i["tests"]) for p in peers)]
+    kinds = Counter(i["tests"]["kind"] for i in common)
+    print(f"\npeers on the same programs ({workers} workers, {timeout:g} s a test): {len(common)} of {len(items)} "
+          f"programs every runner takes ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; "
+          f"{sum(i['expect_pass'] for i in common)} labelled correct)" + (f"; not found: {', '.join(missing)}" if missing else ""))
+    start = time.perf_counter()
+    evaluate_many(jobs(items[:workers]), workers=workers)  # our fork servers start before the clock, as the peers' pools do
+    start_s = time.perf_counter() - start
+    rows: dict[str, dict] = {}
+    verdicts, wall, ours = _ours(common, workers, timeout)
+    rows["microcoder-eval"] = {"wall": wall, "common": verdicts}
+    ours_wall = wall
+    for peer, (python, where) in peers.items():
+        verdicts, wall = run_peer(peer, python, where, common, workers, timeout)
+        rows[peer] = {"wall": wall, "common": verdicts}
+    print(f"{'runner':<18}{'seconds':>9}{'programs/s':>12}{'FN':>6}{'FP':>6}{'crashed':>9}{'vs ours':>9}")
+    for name, row in rows.items():
+        fn, fp, crashed = _errors(common, row["common"])
+        print(f"{name:<18}{row['wall']:>9.1f}{len(common) / row['wall']:>12.1f}{fn:>6}{fp:>6}{crashed:>9}"
+              f"{row['wall'] / rows['microcoder-eval']['wall']:>8.2f}x")
+
+    where_time_goes(common, ours, ours_wall, workers, start_s)
+
+    in_common = {i['id'] for i in common}
+    rest = [i for i in items if i['id'] not in in_common]
+    ours_rest, _, _ = _ours(rest, workers, timeout)
+    print(f"\naccuracy on everything each runner takes (the {len(items)} programs; timed above only on the common set)")
+    print(f"{'runner':<18}{'programs':>9}{'FN':>6}{'FP':>6}  by set (FN/FP where not 0/0)")
+    for name in rows:
+        if name == "microcoder-eval":
+            taken, extra = items, ours_rest
+        else:
+            python, where = peers[name]
+            taken = common + [i for i in rest if supports(name, i["tests"])]
+            extra, _ = run_peer(name, python, where, [i for i in rest if supports(name, i["tests"])], workers, timeout)
+        verdicts = {**rows[name]["common"], **extra}
+        fn, fp, _ = _errors(taken, verdicts)
+        by_set: dict[str, list[dict]] = {}
+        for i in taken:
+            by_set.setdefault(i["set"].removesuffix("_incorrect"), []).append(i)
+        detail = ", ".join(f"{s} {e[0]}/{e[1]}" for s, group in by_set.items() if any((e := _errors(group, verdicts))[:2]))
+        print(f"{name:<18}{len(taken):>9}{fn:>6}{fp:>6}  {detail or '-'}")
