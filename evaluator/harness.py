@@ -161,7 +161,7 @@ def run(req: dict, code: str) -> None:
     sys.argv = ["checker", *req.get("argv", ())] if kind == "checker" else ["solution.py"]
     status = 0
     try:
-        exec(compile(source, "<solution>", "exec"), ns)
+        exec(compile(source, "<solution>", "exec", dont_inherit=True), ns)  # not our __future__ flags
         _join_threads()
     except SystemExit as exc:
         status = 0 if exc.code is None or exc.code == 0 else exc.code if isinstance(exc.code, int) else 1
@@ -210,7 +210,7 @@ def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tu
     scope = peer.captured() if capture is None else peer.kept(capture)
     with scope as out:
         try:
-            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec"), ns)
+            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec", dont_inherit=True), ns)
             encoded = {}
             for k, v in (ns.items() if names else ()):  # ns itself: a name that encoding adds is a fatal RuntimeError
                 if not k.startswith("__"):

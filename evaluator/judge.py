@@ -502,7 +502,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
 
     try:
         if prelude:
-            exec(compile(prelude, "<prelude>", "exec"), ns)
+            exec(compile(prelude, "<prelude>", "exec", dont_inherit=True), ns)
         link.globals.prelude = frozenset(k for k in dict.keys(ns) if not k.startswith("__"))
         hello = link.receive()
         if "fatal" in hello:
@@ -515,7 +515,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         link.globals.bind(ns, hello_names, entry_point)
         names.install_import(link.globals)
         link.start_prefetch(hello_names)
-        exec(compile(test_code, "<test>", "exec"), ns)
+        exec(compile(test_code, "<test>", "exec", dont_inherit=True), ns)
     except ProgramExit as exc:
         _report(report_fd, {"status": "program_exit", "type": link.exited, "msg": str(exc)[:300]})
     except CallTimeout as exc:

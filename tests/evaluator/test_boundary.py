@@ -391,3 +391,16 @@ def test_a_prefetched_call_never_runs_before_the_tests_own_effect(pool, name):
     right = "import os\ndef exists(p):\n    return os.path.isdir(p)\n"
     assert set(_every_path(pool, right, tests)) == {"accepted"}
     assert set(_every_path(pool, "def exists(p):\n    return False\n", tests)) == {"wrong_answer"}
+
+
+@pytest.mark.parametrize("kind", ["stdin", "call", "assert"])
+def test_annotations_are_evaluated_as_plain_python_evaluates_them(kind):
+    """The evaluator's own ``from __future__ import annotations`` never reaches the program: an
+    annotation naming a class the program lacks is a NameError at definition, as under
+    ``python3`` (KodCode's failing attempt kodcode/algorithm/00000051/bad0 passed with it)."""
+    code = "def f(x: Missing) -> int:\n    return x\nprint(1) if __name__ == '__main__' else None\n"
+    tests = {"stdin": {"kind": "stdin", "cases": [{"input": "", "output": "1"}]},
+             "call": {"kind": "call", "fn_name": "f", "cases": [{"input": "[1]", "output": "1"}]},
+             "assert": {"kind": "assert", "fn_name": "f", "assert_code": "assert f(1) == 1\n"}}[kind]
+    assert evaluate(code, tests).verdict.value == "runtime_error"
+    assert evaluate(code.replace("Missing", "int"), tests).passed

@@ -78,15 +78,31 @@ def test_no_wrong_programs_means_no_strength_not_full_strength():
     assert summary["unit"]["mean_strength"] is None and "n/a" in strength_markdown(summary)
 
 
+WEAK_TRAVERSAL = """from typing import List
+
+def enhanced_inorder_traversal(root) -> List[int]:
+    seen, todo = set(), [root] if root else []
+    while todo:
+        node = todo.pop()
+        seen.add(node.data)
+        todo += [c for c in (node.left_child, node.right_child) if c]
+    return sorted(seen)
+"""
+
+
 @pytest.fixture(scope="module")
 def kodcode_with_wrong_programs(shared_data):
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
 
     rows = process_rows(collect(default_specs()["kodcode"]).kept).kept
-    weak = [r for r in rows if r["source_id"] == "algorithm/00000051"]  # a wrong traversal its tests accept
+    weak = [dict(r) for r in rows if r["source_id"] == "algorithm/00000051"]
     others = [r for r in rows if r["incorrect_solutions"] and r["source_id"] != "algorithm/00000051"][:8]
     assert weak and weak[0]["incorrect_solutions"], "the KodCode demo row with a weak test suite"
+    # Its failing attempt fails at import (an annotation names a class it never defines), so its
+    # tests reject every attempt KodCode labels wrong. A traversal that drops repeated keys passes
+    # them: no test tree repeats a key, the weak-suite case.
+    weak[0]["incorrect_solutions"] = [WEAK_TRAVERSAL]
     return weak + others
 
 
