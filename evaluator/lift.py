@@ -22,9 +22,22 @@ import builtins
 import math
 import operator
 import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_code(code: str) -> ast.Module:
+    """``ast.parse``, one thread at a time: CPython 3.11 keeps the AST builder's recursion counter
+    per interpreter, not per thread, and parses in several threads (``evaluate_many`` judges in
+    threads) failed here with a spurious ``SystemError: AST constructor recursion depth mismatch``
+    (seen in a full test run on 3.11.7; see CPython gh-106905)."""
+    with _PARSE_LOCK:
+        return ast.parse(code)
+
 
 MAX_LITERAL_ITEMS = 1 << 20  # `[0] * n` and `"a" * n` in arguments, as built here
 MAX_INT_BITS = 1 << 16
@@ -127,7 +140,7 @@ def prelude_names(prelude: str | None) -> frozenset[str] | None:
     if not prelude:
         return frozenset()
     try:
-        tree = ast.parse(prelude)
+        tree = parse_code(prelude)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out = set(bound_names(tree))
@@ -412,7 +425,7 @@ def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None)
     builtin, so such a builtin is not applied here). ``prelude``: the problem's; the names it
     binds are the judge's, so a test that uses one is not lifted (the program would run it)."""
     try:
-        tree = ast.parse(test_code)
+        tree = parse_code(test_code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     judges = prelude_names(prelude)

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from evaluator import wire
-from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable, prelude_names
+from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable, parse_code, prelude_names
 
 # What the test may call before a predicted call: nothing the program could see. The judge and the
 # candidate share the case's files, so a test that writes a file and then calls ``f("a.txt")`` must
@@ -357,10 +357,10 @@ def predict(test_code: str, fn_name: str | None = None, prelude: str | None = No
     if judges is None:
         return ()
     try:
-        tree = ast.parse(test_code)
+        tree = parse_code(test_code)
         inner = _shim_test_code(tree)
         if inner is not None:
-            tree = ast.parse(inner)
+            tree = parse_code(inner)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     predictor = _Predictor(tree, fn_name, shim=inner is not None, prelude=judges)

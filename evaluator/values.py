@@ -47,7 +47,7 @@ def entry_for(code: str, fn_name: str) -> Entry:
     class the code defines (as :func:`evaluator.harness._resolve` prefers), else the function.
     :func:`call_values` with no entry resolves it at run time instead, exactly as a case does."""
     try:
-        tree = ast.parse(code)
+        tree = lift.parse_code(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ("function", fn_name)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
