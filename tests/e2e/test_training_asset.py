@@ -175,12 +175,11 @@ def test_masked_samples_reach_the_loss_with_advantage_zero(trained):
         at_loss = [x for x in received
                    if x["length"] == r["length"] and abs(x["old_logprob_sum"] - r["old_logprob_sum"]) < 1e-3]
         assert at_loss, r
-        for x in at_loss:
-            assert x["adv_min"] == x["adv_max"]  # one advantage over the whole response
-            if r["masked"]:
-                assert x["adv_max"] == 0.0, (r, x)
-            else:
-                assert x["adv_max"] == pytest.approx(r["adv_before"], abs=1e-6), (r, x)
+        assert all(x["adv_min"] == x["adv_max"] for x in at_loss)  # one advantage over the whole response
+        # Two short responses can share a length and a log-prob sum (a CI run matched a 2-token
+        # response to another's record): the sample's own advantage must be among its matches.
+        want = 0.0 if r["masked"] else r["adv_before"]
+        assert any(x["adv_max"] == pytest.approx(want, abs=1e-6) for x in at_loss), (r, at_loss)
 
 
 def test_the_standalone_launcher_resumes_the_run(trained):
