@@ -202,3 +202,47 @@ def test_lifting_keeps_the_order_and_state_of_one_process(pool):
     code = "def f(x, acc=[]):\n    acc.append(x)\n    return acc\n"
     lifted, judged = _both(pool, code, _tests("assert f(1) == [1]\nassert f(2) == [2]\n", "f"))
     assert lifted.verdict == judged.verdict == "wrong_answer"
+
+
+def test_test_code_parses_in_threads_without_a_spurious_system_error():
+    """``evaluate_many`` lifts in threads; CPython 3.11's AST builder shares its recursion counter
+    between threads, and a parse interleaved with another (here through a collector running
+    finalizers) failed with ``SystemError: AST constructor recursion depth mismatch``: a KodCode
+    reference judged an internal error in a full test run. With ``ast.parse`` this loop fails a few
+    parses in a hundred; through :func:`evaluator.lift.parse_code`, none."""
+    import gc
+    import threading
+
+    from evaluator.lift import parse_code
+
+    code = "def f(x):\n" + "".join(f"    assert g({i}, [1, [2, (3, 4)]]) == {{'a': [{i}]}}\n" for i in range(200))
+
+    class Finalizer:
+        def __del__(self):
+            sum(range(50))  # Python code at collection time: a chance to switch threads
+
+    errors: list[str] = []
+
+    def run(depth: int) -> None:
+        if depth:
+            return run(depth - 1)  # each thread parses from its own stack depth
+        for _ in range(30):
+            try:
+                parse_code(code)
+            except SystemError as exc:
+                errors.append(str(exc))
+            for _ in range(2000):
+                a = Finalizer()
+                a.cycle = [a]
+
+    old = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)
+    try:
+        threads = [threading.Thread(target=run, args=(d,)) for d in (0, 7, 13, 21)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.set_threshold(*old)
+    assert not errors, errors[:3]
