@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.testgen.graphs import connected
+
 __all__ = ["relations"]
 
 Check = Callable[[dict[str, Any]], bool]  # the arguments by name -> the relation holds
@@ -147,17 +149,7 @@ def _tree(name: str, n_name: str | None) -> Check:
         base = 0 if all(0 <= a < n and 0 <= b < n for a, b in ends) else 1
         if not all(base <= a < base + n and base <= b < base + n for a, b in ends):
             return False
-        parent = list(range(n))
-
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for a, b in ends:
-            parent[find(a - base)] = find(b - base)
-        return len({find(x) for x in range(n)}) == 1
+        return connected(n, ends, base)
     return holds
 
 

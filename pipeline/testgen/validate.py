@@ -34,6 +34,7 @@ from collections import Counter
 from typing import Any
 
 from pipeline.testgen import constraints as cx
+from pipeline.testgen import graphs
 from pipeline.testgen.input_section import Invalid as _Invalid
 from pipeline.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
 from pipeline.testgen.input_section import lookup as env_lookup
@@ -374,17 +375,7 @@ class _ExampleRules:
         if tree and len(edges) != n - 1:
             raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
         if connected:
-            parent = list(range(n))
-
-            def find(x: int) -> int:
-                while parent[x] != x:
-                    parent[x] = parent[parent[x]]
-                    x = parent[x]
-                return x
-
-            for a, b in edges:
-                parent[find(a - base)] = find(b - base)
-            if len({find(x) for x in range(n)}) != 1:
+            if not graphs.connected(n, edges, base):
                 raise _Invalid("tree" if tree else "graph", "not connected")
 
     def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans]) -> None:

@@ -1,0 +1,20 @@
+"""Connectivity of an edge list, shared by the stdin and call validators."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def connected(n: int, edges: Iterable[tuple[int, int]], base: int = 0) -> bool:
+    """Whether nodes ``base .. base + n - 1`` form one component under ``edges`` (union-find)."""
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent[find(a - base)] = find(b - base)
+    return len({find(x) for x in range(n)}) == 1
