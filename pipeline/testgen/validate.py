@@ -269,7 +269,7 @@ class _ExampleRules:
                     raise _Invalid("sum_bound", f"the sum of {self.g.names.get(sid, 'n')} over the test cases exceeds {bound}")
 
     def _seq(self, elems: list, nodes: list, env: dict, where: dict, check: Any, sums: Counter) -> None:
-        from pipeline.testgen.stdin_inputs import Line
+        from pipeline.testgen.stdin_grammar import Line
 
         for e, node in zip(elems, nodes):
             if isinstance(e, Line):

@@ -1,4 +1,4 @@
-"""stdin input generation (``pipeline.testgen.stdin_inputs``) on real TACO and CodeContests records.
+"""stdin input generation (``pipeline.testgen.stdin_*``) on real TACO and CodeContests records.
 
 Structures are inferred from the examples the statements print; generated inputs are checked by
 independent parsers for the shapes that matter most (test-case blocks, grids), against the
@@ -12,7 +12,11 @@ import json
 import pytest
 
 from pipeline.testgen.constraints import lookup, parse_constraints
-from pipeline.testgen.stdin_inputs import Grammar, NoStructure, _sum_bounds, generate, infer, stdin_inputs
+from pipeline.testgen.input_section import sum_bounds
+from pipeline.testgen.stdin_generate import generate
+from pipeline.testgen.stdin_grammar import Grammar
+from pipeline.testgen.stdin_infer import NoStructure, infer
+from pipeline.testgen.stdin_inputs import stdin_inputs
 
 LABELS = {"grammar:random", "grammar:scaled", "grammar:boundary", "mutation:token"}
 SAMPLE = 200
@@ -171,7 +175,7 @@ def test_sum_over_test_cases_is_respected(taco):
     for row in taco:
         if checked >= 2:
             break
-        stated = _sum_bounds(row["question"]) if "test" in row["question"].lower() else {}
+        stated = sum_bounds(row["question"]) if "test" in row["question"].lower() else {}
         if not stated or min(stated.values()) > 5000:
             continue
         try:

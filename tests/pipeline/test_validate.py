@@ -21,7 +21,7 @@ from pipeline.testgen.generate import TestGenConfig
 from pipeline.testgen.input_section import guarantees, read_layout
 from pipeline.testgen.public import statement_text
 from pipeline.testgen.report import funnel_by_source, funnel_markdown
-from pipeline.testgen.stdin_inputs import infer
+from pipeline.testgen.stdin_infer import infer
 from pipeline.testgen.validate import CallValidator, StdinValidator
 from pipeline.verify import VerifyConfig, verify_rows
 
