@@ -9,7 +9,8 @@ import random
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, _decode_tree, _encode_tree, _tree_mutation, mutate_args
+from pipeline.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
+from pipeline.testgen.call_trees import decode_tree, encode_tree, tree_mutation
 from pipeline.testgen.constraints import parse_constraints, size_bound, value_bound
 
 KINDS = ("mutation:", "boundary:", "scale:")
@@ -199,12 +200,12 @@ def test_values_stay_within_a_bound_even_at_its_edges():
 
 
 def _valid_tree(values) -> bool:
-    return not values or (values[0] is not None and values == _encode_tree(_decode_tree(values)))
+    return not values or (values[0] is not None and values == encode_tree(decode_tree(values)))
 
 
 def _mutate_tree(values, rng, lo, hi, **kw):
     """One tree mutation as mutate_args runs it (values drawn in [lo, hi])."""
-    result = _tree_mutation(values, rng, lambda old=None: rng.randint(lo, hi), **kw)
+    result = tree_mutation(values, rng, lambda old=None: rng.randint(lo, hi), **kw)
     return result[0] if result else values
 
 
@@ -226,7 +227,7 @@ def test_tree_lists_stay_valid_level_order():
                 order.append(node.val)
                 walk(node.right)
 
-        walk(_decode_tree(bst))
+        walk(decode_tree(bst))
         assert order == sorted(set(order))
 
 
