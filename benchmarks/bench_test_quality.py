@@ -90,10 +90,12 @@ def programs_for(row: dict, labelled: dict, dataset: str) -> list[dict]:
                for i, c in enumerate(row.get("incorrect_solutions") or [])])
 
 
-def leave_one_out(rows: list[dict]) -> list[dict]:
-    """Rows generated with their first reference only; the others judged as independent programs."""
+def leave_one_out(rows: list[dict], labelled: dict, dataset: str) -> list[dict]:
+    """Rows generated with their first reference only, the others judged as independent programs;
+    except where the problem has labelled programs to judge: then every reference is the oracle,
+    as in the pipeline (LeetCode's two, while kamyu104's solutions are judged)."""
     return [{**r, "solutions": r["solutions"][:1], "held_out_references": r["solutions"][1:]}
-            if len(r.get("solutions") or []) > 1 else r for r in rows]
+            if len(r.get("solutions") or []) > 1 and (dataset, r["source_id"]) not in labelled else r for r in rows]
 
 
 def apps_rows(kind: str, records: list[dict]) -> tuple[list[dict], dict[tuple[str, str], list[dict]]]:
@@ -153,7 +155,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
         spec = default_specs().get(name)
         if spec is None:
             raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
-        rows, adapter = leave_one_out(process_rows(collect(spec).kept).kept), spec.adapter
+        rows, adapter = leave_one_out(process_rows(collect(spec).kept).kept, labelled, spec.adapter), spec.adapter
     if sample:
         rows = rows[:sample]
     start = time.perf_counter()

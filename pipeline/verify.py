@@ -156,6 +156,19 @@ def derived_time_limit(slowest_cpu_s: float, source_limit_s: float | None, confi
     return math.ceil(round(limit * 100, 6)) / 100  # up to the next 10 ms (round: 3 x 0.8 is 2.4000000000000004)
 
 
+def _passing_first(row: dict[str, Any], failures: list[set[int]], bad: set[int], config: VerifyConfig) -> dict[str, Any]:
+    """``row`` with the references that passed every test first, then those that pass once the bad
+    cases are dropped: test generation's oracle, its mutants and hardcoder take the first ones (a
+    source's second program can be the one that passes)."""
+    tried = (row.get("solutions") or [])[: config.max_references]
+    rank = [0 if not f else 1 if f <= bad else 2 for f in failures]
+    if len(rank) != len(tried) or rank == sorted(rank):
+        return row
+    order = sorted(range(len(tried)), key=rank.__getitem__)
+    solutions = [tried[i] for i in order] + list(row["solutions"][len(tried):])
+    return {**row, "solutions": solutions}
+
+
 def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
     tests: Tests = row["tests"]
@@ -194,6 +207,7 @@ def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> 
     if disagreement is not None and not tests.checker:
         return rejected("multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False))
     keep = set(range(num_cases)) - bad
+    row = _passing_first(row, failures, bad, config)
     slowest = reference_cpu_s(results, failures, keep, num_cases)
     columns["reference_cpu_s"] = slowest
     if bad or (config.derive_time_limits and slowest is not None):

@@ -3,10 +3,17 @@
 Tests stay in the dataset's own form (``input_output`` with keyword inputs such as
 ``n = 7, queries = [[1,2]]``, the ``check`` function, the ``prompt`` with imports and helper
 classes); Process turns them into positional call cases (format ``leetcode``).
+
+Each record carries two programs: ``completion`` and the code in ``response`` (the dataset's
+written-out answer, a different program in 2,053 of 2,090 records). Both are references: the
+second is the witness a generated test needs (the ``completion`` of
+minimum-right-shifts-to-sort-the-array answers 1 for ``[2, 10, 4]``; its ``response`` answers -1,
+as a correct program does), and Verify keeps whichever pass the official tests.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from pipeline.schema import make_row
@@ -27,6 +34,26 @@ def _split(record: dict[str, Any], spec: SourceSpec) -> str:
         if f"-{split}." in name or name.endswith(f":{split}"):
             return split
     return spec.split
+
+
+def _references(record: dict[str, Any]) -> list[str]:
+    """``completion``, then ``response``'s code where it is another program (not the same one
+    with imports added)."""
+    from evaluator.reward import extract_code
+
+    out = [record["completion"]] if record.get("completion") else []
+    written = extract_code(record.get("response") or "")
+    if written and _body(written) != _body(out[0] if out else ""):
+        out.append(written)
+    return out
+
+
+def _body(code: str) -> str:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code.strip()
+    return ast.dump(ast.Module([s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))], []))
 
 
 def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
@@ -51,7 +78,7 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     extra["source_statement"] = "\n".join(t for t in (meta.get("question_title") or "", examples) if t)
     return make_row(
         source=spec.name, source_id=record.get("task_id"), statement=statement, starter_code=starter,
-        tests=tests, tests_format="leetcode", solutions=[record["completion"]] if record.get("completion") else [],
+        tests=tests, tests_format="leetcode", solutions=_references(record),
         source_difficulty=meta.get("difficulty"), url=f"https://leetcode.com/problems/{record.get('task_id')}/",
         license=LICENSE, metadata=extra,
     )

@@ -235,6 +235,34 @@ def _flat(value: Any) -> list[Any]:
     return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
 
 
+def _running_counts(line: str, params: list[str], lines: list[str]) -> Check | None:
+    """"The occurrences of an ID will not be negative in any step": keys and signed changes as two
+    arrays (the changes: the one whose stated range goes below 0), each key's running total >= 0."""
+    if not re.search(r"(?i)\b(?:occurrences?|count|frequency|number) of (?:an?|each|any) \w+ (?:will|does|can) (?:not|never) "
+                     r"(?:be(?:come)? )?negative", line):
+        return None
+    signed = [p for p in params if any(re.match(rf"\s*-\s*\d[^<]*<=?\s*{re.escape(p)}\[i\]", x) for x in lines)]
+    arrays = [p for p in params if any(re.search(rf"\b{re.escape(p)}(?:\[i\]|\.length)", x) for x in lines)]
+    keys = [p for p in arrays if p not in signed]
+    if len(signed) != 1 or len(keys) != 1:
+        return None
+    key_name, change_name = keys[0], signed[0]
+
+    def holds(args: dict[str, Any]) -> bool:
+        keys, changes = args.get(key_name), args.get(change_name)
+        if not isinstance(keys, list) or not isinstance(changes, list):
+            return True
+        totals: dict[Any, int] = {}
+        for key, change in zip(keys, changes):
+            if isinstance(change, bool) or not isinstance(change, int):
+                return True
+            totals[repr(key)] = totals.get(repr(key), 0) + change
+            if totals[repr(key)] < 0:
+                return False
+        return True
+    return holds
+
+
 def relations(statement: str, params: list[str]) -> list[tuple[str, Check]]:
     """``(the constraint's text, its check)`` for each relation among the arguments the
     Constraints section states (an empty list where it states none this reader can read)."""
@@ -253,7 +281,7 @@ def relations(statement: str, params: list[str]) -> list[tuple[str, Check]]:
         out = []
         prose = [m.group(0) for m in re.finditer(r"(?i)\btwo distinct [^.\n]{0,60}", statement or "")]
         for line in lines + prose:
-            check = _sentence(line, params, terms)
+            check = _sentence(line, params, terms) or _running_counts(line, params, lines)
             if check is not None:
                 out.append((line, check))
                 continue

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from evaluator import evaluate
+from evaluator.model import TestCase
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.samplers import Completion
@@ -146,3 +147,44 @@ def test_witnesses_vouch_for_answers_and_a_lone_wrong_reference_is_caught(apps):
     assert cards["humaneval"]["problems_two_witnesses"] == 1 and cards["apps"]["problems_one_witness"] == 1
     assert cards["humaneval"]["single_witness_tests"] == 0 == cards["apps"]["single_witness_tests"]
     assert "tests on one witness only" in funnel_markdown(cards)
+
+
+CORRECT_RIGHT_SHIFTS = """
+class Solution:
+    def minimumRightShifts(self, nums):
+        for shifts in range(len(nums)):
+            if all(a < b for a, b in zip(nums[len(nums) - shifts:] + nums[:len(nums) - shifts],
+                                         (nums[len(nums) - shifts:] + nums[:len(nums) - shifts])[1:])):
+                return shifts
+        return -1
+"""
+
+
+def test_leetcode_rows_carry_a_second_reference_and_a_running_count_is_kept_non_negative():
+    """LeetCodeDataset's ``response`` is a second program: minimum-right-shifts-to-sort-the-array's
+    ``completion`` answers 1 for [2, 10, 4] (a rotation of no sorted array: -1), its ``response``
+    -1; with both as the oracle, a correct program passes every released test. most-frequent-ids
+    says "the occurrences of an ID will not be negative in any step": an input whose running count
+    goes below 0 is refused."""
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    spec = default_specs()["leetcode"]
+    spec = dataclasses.replace(spec, data_files=tuple(f for f in spec.data_files if "test" in f))
+    rows = {r["source_id"]: r for r in process_rows(collect(spec).kept).kept}
+    shifts = rows["minimum-right-shifts-to-sort-the-array"]
+    completion, response = shifts["solutions"]
+    probe = dataclasses.replace(shifts["tests"], cases=[TestCase(json.dumps([[2, 10, 4]]), "-1")])
+    assert not evaluate(completion, probe).passed and evaluate(response, probe).passed
+    assert evaluate(CORRECT_RIGHT_SHIFTS, shifts["tests"]).passed
+    config = VerifyConfig(workers=2, generation=TestGenConfig(cache=False, inputs=24, max_tests=12, mutants=1))
+    released = verify_rows([shifts], config).kept[0]
+    assert released["oracle_witnesses"] >= 2 and released["generated_tests"] > 0
+    assert evaluate(CORRECT_RIGHT_SHIFTS, released["tests"]).passed
+
+    counts = rows["most-frequent-ids"]
+    examples = [(tuple(json.loads(c.input)), {}) for c in counts["tests"].cases]
+    validator = CallValidator(examples, statement_text(counts), ["nums", "freq"])
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+    assert validator.reason(([5, 5, 3, 3], [2, -2, 1, -67791]), {}) == "relation"  # the input that failed kamyu104's solution
+    assert validator.reason(([5], [-100000]), {}) == "relation"
+    assert validator.reason(([5, 3, 5], [2, 1, -2]), {}) is None

@@ -37,6 +37,14 @@ def test_references_that_disagree_without_checker_are_rejected():
     assert json.loads(result.rejects[0]["record"])["solutions"] == [SMALLEST, THREE_FIRST]  # nothing lost
 
 
+def test_references_that_pass_come_first_for_test_generation():
+    """Test generation's oracle, mutants and hardcoder take the first references: a failing first
+    reference moves behind the one that passes."""
+    wrong = "n = int(input())\nprint(n)\n"
+    result = verify_rows([divisor_row([wrong, SMALLEST])], VerifyConfig(workers=2, weak_tests="mark"))
+    assert [r["solutions"] for r in result.kept] == [[SMALLEST, wrong]] and result.kept[0]["references_passed"] == 1
+
+
 def test_references_that_disagree_with_a_checker_are_kept_and_marked():
     result = verify_rows([divisor_row([SMALLEST, THREE_FIRST], checker=DIVISOR_CHECKER)], VerifyConfig(workers=2))
     assert not result.rejects
