@@ -8,7 +8,7 @@ Every reference runs on every test (no early stop) through the evaluator's worke
 defaults on two (3 references, no known-incorrect programs, no derived time limits), which shows
 what test strength, reference comparison and time limits cost.
 
-``--refresh``: Verify as the asset runs it (:mod:`pipeline.verify_shards`, full test generation),
+``--refresh``: Verify as the asset runs it (:mod:`pipeline.verify.shards`, full test generation),
 first on an empty shard store, then again with nothing changed, then with one problem's statement
 edited; the first run is the baseline. Test generation's own per-problem cache is off, so the
 first run generates everything.
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
-from pipeline.testgen.generate import TestGenConfig  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
-from pipeline.verify_shards import ShardCache, verify_sharded  # noqa: E402
+from pipeline.verify.shards import ShardCache, verify_sharded  # noqa: E402
+from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
 
 
 def refresh_table(limit: int) -> None:

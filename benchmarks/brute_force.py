@@ -146,9 +146,9 @@ def answer(problem: str, given: str | list) -> str:
 
 def official_agreement() -> dict[str, tuple[int, int]]:
     """Per brute force: (official tests it answers alike, official tests small enough to try)."""
+    from evaluator.compare import same_answer
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
-    from pipeline.verify import same_answer
 
     out = {}
     for row in process_rows(collect(default_specs()["apps"]).kept).kept:

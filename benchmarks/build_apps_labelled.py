@@ -79,7 +79,7 @@ def brute_force_evidence(programs: dict[str, list[dict]]) -> dict[tuple[str, str
     differs from the brute force's."""
     from brute_force import BRUTE, EVIDENCE, run
 
-    from pipeline.verify import same_answer
+    from evaluator.compare import same_answer
 
     out = {}
     for apps_id, origin, text in EVIDENCE:

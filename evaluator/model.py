@@ -63,7 +63,7 @@ from evaluator import checkers
 TEST_KINDS: tuple[str, ...] = ("stdin", "call", "assert")
 
 # Where a test came from: the source's own, or Verify's generation (by input mutation, by a
-# grammar inferred from the examples, or written by a model); see ``pipeline.testgen``.
+# grammar inferred from the examples, or written by a model); see ``pipeline.verify.testgen``.
 TEST_ORIGINS: tuple[str, ...] = ("source", "mutation", "grammar", "model")
 
 

@@ -22,8 +22,8 @@ from pipeline.model_references import model_written, split_unverified, unverifie
 from pipeline.samplers.prompts import build_messages
 from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
 from pipeline.stage import VERIFY, Row, StageResult, StageStats, reject
-from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import strength_by_source, strength_markdown
+from pipeline.verify.report import funnel_by_source, funnel_markdown
 
 RELEASE = "release"
 

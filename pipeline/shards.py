@@ -223,7 +223,7 @@ def card_markdown(
     """The dataset card body: what went in, what was rejected and why, what came out.
 
     ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source);
-    ``verify_funnel``: that of ``pipeline.testgen.report.funnel_markdown``; ``decontamination``:
+    ``verify_funnel``: that of ``pipeline.verify.report.funnel_markdown``; ``decontamination``:
     per benchmark or held-out source, its problems and the training rows removed as their copies;
     ``unverified``: per source, ``pipeline.model_references.unverified_by_source``.
     """

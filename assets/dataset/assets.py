@@ -34,9 +34,9 @@ from pipeline.release import release
 from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
 from pipeline.stage import StageResult
-from pipeline.testgen.report import funnel_by_source, funnel_markdown
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_heldout
-from pipeline.verify_shards import verify_sharded
+from pipeline.verify.report import funnel_by_source, funnel_markdown
+from pipeline.verify.shards import verify_sharded
 
 GROUP = "dataset"
 ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})

@@ -8,10 +8,10 @@ from assets.metadata import length_metadata, rejects_metadata, stage_metadata, t
 from assets.resources import SamplerResource, TranslationResource
 from pipeline.process import process_rows
 from pipeline.process.checkers import checker_counts
+from pipeline.process.public import only_public
 from pipeline.schema import PROBLEM_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, rows_to_table
 from pipeline.sources import collect
 from pipeline.sources.discovery import spec_for
-from pipeline.testgen.public import only_public
 
 GROUP = "ingest"
 

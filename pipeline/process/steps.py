@@ -73,8 +73,8 @@ def checker_step(row: Row) -> Row:
 
 
 def public_tests_step(row: Row) -> Row:
-    """Mark the tests the statement prints: a program could memorise those (``pipeline.testgen.public``)."""
-    from pipeline.testgen.public import mark_public, statement_text
+    """Mark the tests the statement prints: a program could memorise those (``pipeline.process.public``)."""
+    from pipeline.process.public import mark_public, statement_text
 
     row["tests"] = mark_public(statement_text(row), row["tests"])
     return row

@@ -72,7 +72,7 @@ def to_row(record: dict[str, Any], spec: SourceSpec) -> dict[str, Any]:
     extra.update({k: v for k, v in meta.items() if k not in ("difficulty", "lang_code", "question_title")})
     extra["split"] = _split(record, spec)
     # LeetCode's full statement, whose examples and constraints the query leaves out: what makes
-    # a test public, and the ranges test generation keeps to (pipeline.testgen.public)
+    # a test public, and the ranges test generation keeps to (pipeline.process.public)
     examples = "\n".join(f"Input: {e.get('input')}\nOutput: {e.get('output')}"
                          for e in record.get("input_output") or [] if isinstance(e, dict))
     extra["source_statement"] = "\n".join(t for t in (meta.get("question_title") or "", examples) if t)

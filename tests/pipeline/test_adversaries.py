@@ -14,7 +14,7 @@ from itertools import islice
 
 import pytest
 
-from pipeline.testgen.adversaries import KINDS, hardcoder_assert, hardcoder_call, hardcoder_constant, hardcoder_stdin, mutants
+from pipeline.verify.testgen.adversaries import KINDS, hardcoder_assert, hardcoder_call, hardcoder_constant, hardcoder_stdin, mutants
 
 LABEL = re.compile(rf"^({'|'.join(KINDS)})@L\d+$")
 
@@ -180,7 +180,7 @@ def test_hardcoder_constant_without_a_reference_answers_the_names_the_test_calls
     from evaluator import evaluate
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
-    from pipeline.testgen.generate import hardcoder
+    from pipeline.verify.testgen.generate import hardcoder
 
     rows = process_rows(collect(default_specs()["sandboxfusion"]).kept).kept
     row = next(r for r in rows if r["source_id"] == "code_eval_rl_train_oj_0328_1707/5")

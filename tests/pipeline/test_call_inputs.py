@@ -9,9 +9,9 @@ import random
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
-from pipeline.testgen.call_trees import decode_tree, encode_tree, tree_mutation
-from pipeline.testgen.constraints import parse_constraints, size_bound, value_bound
+from pipeline.verify.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
+from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, tree_mutation
+from pipeline.verify.testgen.constraints import parse_constraints, size_bound, value_bound
 
 KINDS = ("mutation:", "boundary:", "scale:")
 

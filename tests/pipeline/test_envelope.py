@@ -1,5 +1,5 @@
 """The examples' envelope on real problems: generated inputs a correct program may reject are
-left out (pipeline.testgen.envelope), the ones inside it kept."""
+left out (pipeline.verify.testgen.envelope), the ones inside it kept."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
-from pipeline.testgen import asserts
-from pipeline.testgen.envelope import Envelope
+from pipeline.verify.testgen import asserts
+from pipeline.verify.testgen.envelope import Envelope
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_inputs_outside_the_examples_envelope_are_left_out(examples, problem, in
 
 
 def test_an_answer_that_lost_digits_to_floats_is_no_answer():
-    from pipeline.testgen.generate import float_derived
+    from pipeline.verify.testgen.generate import float_derived
 
     # MBPP 739 (`math.sqrt` of a 40-digit number): exactly a float, the whole mantissa used
     assert float_derived(4472135954999579136) and float_derived("4472135954999579136\n")

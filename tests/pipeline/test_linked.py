@@ -1,4 +1,4 @@
-"""LeetCode's ListNode/TreeNode asserts grow hidden tests (pipeline.testgen.linked), on real records."""
+"""LeetCode's ListNode/TreeNode asserts grow hidden tests (pipeline.verify.testgen.linked), on real records."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from evaluator import evaluate
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
-from pipeline.testgen import linked
-from pipeline.testgen.generate import TestGenConfig
 from pipeline.verify import VerifyConfig, verify_rows
+from pipeline.verify.testgen import linked
+from pipeline.verify.testgen.generate import TestGenConfig
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Model-written input generators and validators (``pipeline.testgen.model_inputs``): sandboxed,
+"""Model-written input generators and validators (``pipeline.verify.testgen.model_inputs``): sandboxed,
 validated, answered by the references like any other input."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pipeline.process import process_rows
 from pipeline.samplers import Completion, make_sampler
 from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
-from pipeline.testgen.generate import TestGenConfig
-from pipeline.testgen.model_inputs import MODEL_LABEL, model_inputs, prompt
 from pipeline.verify import VerifyConfig, verify_rows
+from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen.model_inputs import MODEL_LABEL, model_inputs, prompt
 
 
 class Scripted(Sampler):

@@ -1,4 +1,4 @@
-"""Process marks the tests a statement prints (``pipeline.testgen.public``), on real records."""
+"""Process marks the tests a statement prints (``pipeline.process.public``), on real records."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
+from pipeline.process.public import mark_public, only_public
 from pipeline.schema import TestCase, Tests
 from pipeline.sources import collect, default_specs
-from pipeline.testgen.public import mark_public, only_public
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""stdin input generation (``pipeline.testgen.stdin_*``) on real TACO and CodeContests records.
+"""stdin input generation (``pipeline.verify.testgen.stdin_*``) on real TACO and CodeContests records.
 
 Structures are inferred from the examples the statements print; generated inputs are checked by
 independent parsers for the shapes that matter most (test-case blocks, grids), against the
@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from pipeline.testgen.constraints import lookup, parse_constraints
-from pipeline.testgen.input_section import sum_bounds
-from pipeline.testgen.stdin_generate import generate
-from pipeline.testgen.stdin_grammar import Grammar
-from pipeline.testgen.stdin_infer import NoStructure, infer
-from pipeline.testgen.stdin_inputs import stdin_inputs
+from pipeline.verify.testgen.constraints import lookup, parse_constraints
+from pipeline.verify.testgen.input_section import sum_bounds
+from pipeline.verify.testgen.stdin_generate import generate
+from pipeline.verify.testgen.stdin_grammar import Grammar
+from pipeline.verify.testgen.stdin_infer import NoStructure, infer
+from pipeline.verify.testgen.stdin_inputs import stdin_inputs
 
 LABELS = {"grammar:random", "grammar:scaled", "grammar:boundary", "mutation:token"}
 SAMPLE = 200

@@ -13,8 +13,8 @@ from evaluator import evaluate_many
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
-from pipeline.testgen.generate import TestGenConfig
 from pipeline.verify import VerifyConfig, verify_rows
+from pipeline.verify.testgen.generate import TestGenConfig
 
 GEN = TestGenConfig(inputs=16, max_tests=10, mutants=4, cache=False)
 
@@ -126,7 +126,7 @@ def test_a_reference_that_fails_every_new_input_keeps_its_tests(processed):
 def test_an_answer_the_oracle_cannot_read_costs_only_its_problem(processed, monkeypatch):
     """Reading one problem's answers raises (an answer of 6,535 digits once broke the float check):
     that problem keeps its own tests, with the reason; the others still get generated tests."""
-    from pipeline.testgen import generate
+    from pipeline.verify.testgen import generate
 
     rows = processed["taco"][:3]
     broken = rows[0]["problem_id"]

@@ -1,4 +1,4 @@
-"""Input validators and witnesses (``pipeline.testgen.validate``, ``input_section``,
+"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``input_section``,
 ``witnesses``) on real records: the inputs issue 33's run released are refused, every official
 APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
 passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""
@@ -15,16 +15,16 @@ from evaluator import evaluate
 from evaluator.model import TestCase
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
+from pipeline.process.public import statement_text
 from pipeline.samplers import Completion
 from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
-from pipeline.testgen.generate import TestGenConfig
-from pipeline.testgen.input_section import guarantees, read_layout
-from pipeline.testgen.public import statement_text
-from pipeline.testgen.report import funnel_by_source, funnel_markdown
-from pipeline.testgen.stdin_infer import infer
-from pipeline.testgen.validate import CallValidator, StdinValidator
 from pipeline.verify import VerifyConfig, verify_rows
+from pipeline.verify.report import funnel_by_source, funnel_markdown
+from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen.input_section import guarantees, read_layout
+from pipeline.verify.testgen.stdin_infer import infer
+from pipeline.verify.testgen.validate import CallValidator, StdinValidator
 
 
 @pytest.fixture(scope="module")

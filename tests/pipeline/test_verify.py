@@ -135,7 +135,7 @@ def test_kodcode_wrong_programs_measure_the_tests(kodcode_with_wrong_programs, m
     # the attempts KodCode labels correct run on the final tests too: the card's TPR
     assert sum(r["labelled_correct_run"] for r in result.kept) >= len(strong)
     assert all(r["labelled_correct_accepted"] == r["labelled_correct_run"] for r in result.kept)
-    from pipeline.testgen.report import funnel_by_source
+    from pipeline.verify.report import funnel_by_source
 
     assert funnel_by_source(result.kept, result.rejects)["kodcode"]["tpr"] == 1.0
 
@@ -204,3 +204,21 @@ def test_a_reference_the_evaluator_failed_runs_once_more():
 
     by_problem = run_references(rows, plan(rows, VerifyConfig()), VerifyConfig(), flaky)
     assert calls == [1, 1] and by_problem["p"][0].verdict is Verdict.ACCEPTED
+
+
+def test_the_generation_columns_are_stored_as_the_report_declares_them():
+    """``GenerationColumns`` declares the generation columns; the schema stores the same, in order,
+    with a storage type for each declared type."""
+    import dataclasses
+
+    import pyarrow as pa
+
+    from pipeline.schema import VERIFIED_SCHEMA
+    from pipeline.verify.report import GenerationColumns
+
+    declared = dataclasses.fields(GenerationColumns)
+    names = VERIFIED_SCHEMA.names
+    start = names.index(declared[0].name)
+    assert names[start:start + len(declared)] == [f.name for f in declared]
+    storage = {"int": pa.int64(), "bool": pa.bool_(), "str": pa.string(), "str | None": pa.string(), "float | None": pa.float64()}
+    assert all(VERIFIED_SCHEMA.field(f.name).type == storage[f.type] for f in declared)

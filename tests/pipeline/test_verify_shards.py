@@ -8,7 +8,7 @@ import pytest
 
 from evaluator import evaluate_many
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify_shards import ShardCache, shard_of, verify_sharded
+from pipeline.verify.shards import ShardCache, shard_of, verify_sharded
 
 
 @pytest.fixture(scope="module")

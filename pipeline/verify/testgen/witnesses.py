@@ -7,7 +7,7 @@ and so do two other correct programs), and every test built on that answer fails
 program. So each kept test counts its witnesses, the sources that gave (or checked) its answer:
 
 - each reference that answered it alike (two references that disagree drop the input, as before);
-- the postconditions (:mod:`pipeline.testgen.postconditions`): a relation every example's answer
+- the postconditions (:mod:`pipeline.verify.testgen.postconditions`): a relation every example's answer
   keeps, which this answer keeps too;
 - a brute force written by the model on the ``sampler`` resource for small inputs
   (``generation.model_brute_force``), trusted once it passes every one of the problem's own
@@ -46,7 +46,7 @@ def _how(tests: Tests) -> str:
 
 
 def prompt(row: dict[str, Any]) -> str:
-    from pipeline.testgen.public import statement_text
+    from pipeline.process.public import statement_text
 
     return PROMPT.format(how=_how(row["tests"]), statement=statement_text(row)[:6000])
 

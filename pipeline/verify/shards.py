@@ -17,7 +17,6 @@ every shard is verified each time and nothing is stored.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import time
@@ -29,7 +28,10 @@ import pyarrow.parquet as pq
 
 from pipeline.schema import REJECT_SCHEMA, VERIFIED_SCHEMA, rows_from_table, rows_to_table, to_storable
 from pipeline.stage import StageResult
-from pipeline.verify import Evaluate, VerifyConfig, outcome_counts, verify_rows
+from pipeline.verify.config import Evaluate, VerifyConfig
+from pipeline.verify.deciding_code import code_version
+from pipeline.verify.report import outcome_counts
+from pipeline.verify.run import verify_rows
 
 VERIFY_VERSION = "1"  # the stored layout
 _NOT_SETTINGS = ("workers", "cache", "shards")  # how a run goes, not what it decides
@@ -37,21 +39,6 @@ _NOT_SETTINGS = ("workers", "cache", "shards")  # how a run goes, not what it de
 
 def shard_of(problem_id: str, shards: int) -> int:
     return int(hashlib.sha1(problem_id.encode()).hexdigest()[:8], 16) % shards
-
-
-@functools.cache
-def code_version() -> str:
-    """A hash of the code that decides (Verify, test generation, the evaluator): any edit to it
-    verifies every shard again, so no stale decision outlives the code that made it."""
-    import evaluator
-    import pipeline.testgen
-
-    files = [Path(__file__).with_name("verify.py"), *sorted(Path(pipeline.testgen.__file__).parent.glob("*.py")),
-             *sorted(Path(evaluator.__file__).parent.glob("*.py"))]
-    digest = hashlib.sha1()
-    for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def shard_key(rows: list[dict[str, Any]], config: VerifyConfig, model: str | None = None) -> str:

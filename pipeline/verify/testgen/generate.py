@@ -5,13 +5,13 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 1. inputs: type-aware mutation of the call arguments (``call`` tests, and ``assert`` tests
    whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples; each
    reaches the oracle only when a validator accepts it as one the statement allows
-   (:mod:`pipeline.testgen.validate`; refusals are counted per reason, ``inputs_invalid``);
+   (:mod:`pipeline.verify.testgen.validate`; refusals are counted per reason, ``inputs_invalid``);
 2. the oracle: every reference runs every input; an input is kept only when all of them end
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;
    inputs where references disagree are counted and reported; an answer that lost digits to
    floats (:func:`float_derived`) is dropped, and so is an answer that breaks a relation every
-   example's answer keeps with its input (:mod:`pipeline.testgen.postconditions`);
+   example's answer keeps with its input (:mod:`pipeline.verify.testgen.postconditions`);
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
    first reference run on the original and the generated tests. A mutant that no input tells
    from the reference may be equivalent: it is counted apart and left out of the score;
@@ -42,9 +42,9 @@ from typing import Any, Literal
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
 from evaluator.values import NOT_RUN
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
-from pipeline.testgen import asserts, linked, postconditions
+from pipeline.verify.report import GenerationColumns
+from pipeline.verify.testgen import asserts, linked, postconditions
 
-GENERATOR_VERSION = "8"
 CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -73,7 +73,7 @@ def float_derived(answer: Any) -> bool:
 
 @dataclass
 class TestGenConfig:
-    """Test generation in Verify (see :mod:`pipeline.testgen.generate`)."""
+    """Test generation in Verify (see :mod:`pipeline.verify.testgen.generate`)."""
 
     __test__ = False
 
@@ -166,10 +166,10 @@ def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
 
 def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
-    from pipeline.testgen.call_inputs import mutate_args
-    from pipeline.testgen.public import statement_text
-    from pipeline.testgen.stdin_inputs import grammar_inputs, more_inputs
-    from pipeline.testgen.validate import CallValidator, StdinValidator
+    from pipeline.process.public import statement_text
+    from pipeline.verify.testgen.call_inputs import mutate_args
+    from pipeline.verify.testgen.stdin_inputs import grammar_inputs, more_inputs
+    from pipeline.verify.testgen.validate import CallValidator, StdinValidator
 
     tests: Tests = row["tests"]
     cand = Candidate(row, tests.kind)
@@ -285,7 +285,7 @@ def _callable(cand: Candidate, code: str) -> str:
 
 def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
     if kind == "stdin":
-        from pipeline.verify import same_answer
+        from evaluator.compare import same_answer
 
         if isinstance(checker, Checker):
             return checker.check(a, b)[0] and checker.check(b, a)[0]
@@ -304,7 +304,7 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
                workers: int | None, memory_mb: int, budget_s: float) -> None:
     """Every reference's answer on every input, and the brute force's on the small ones; keep
     the inputs all references answer alike, in time, and no witness contradicts."""
-    from pipeline.testgen.witnesses import small
+    from pipeline.verify.testgen.witnesses import small
 
     stdin_jobs, value_jobs, owners = [], [], []
     for ci, cand in enumerate(cands):
@@ -359,7 +359,7 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
 
 def _twins(cand: Candidate) -> dict[int, tuple[tuple, dict]]:
     """Input index -> the input with its dict arguments' keys reordered, where the answer must not
-    change (single-value answers; see :mod:`pipeline.testgen.postconditions`)."""
+    change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
     if cand.kind == "stdin" or not cand.order_free:
         return {}
     twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
@@ -385,7 +385,7 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
                  brute: dict[int, tuple[bool, Any]] | None = None) -> None:
     """The inputs every reference answered cleanly, in time and alike, with the answer, where it
     keeps what every example's answer keeps and the brute force (if it answered) agrees; and how
-    many witnesses each answer has (:mod:`pipeline.testgen.witnesses`)."""
+    many witnesses each answer has (:mod:`pipeline.verify.testgen.witnesses`)."""
     # a tenth of the limit: a correct program several times slower than the reference still passes
     limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
     brute = brute or {}
@@ -418,8 +418,8 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
 
 def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:
     """The program that memorises the examples the row's statement prints (None: none to write)."""
-    from pipeline.testgen import adversaries
-    from pipeline.testgen.public import assert_examples, shown, statement_text, tokens
+    from pipeline.process.public import assert_examples, shown, statement_text, tokens
+    from pipeline.verify.testgen import adversaries
 
     tests: Tests = row["tests"]
     try:
@@ -441,7 +441,7 @@ def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str 
 
 def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
     """The hardcoder of the public examples and mutants of the first reference."""
-    from pipeline.testgen import adversaries
+    from pipeline.verify.testgen import adversaries
 
     hard = hardcoder(cand.row, cand.entry)
     if hard:
@@ -598,25 +598,24 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
     distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original or not cand.expected]
     killed_after = [n for n in distinguishable if n in cand.killed_by_original or cand.kills[n] & chosen_set]
     killed_before = [n for n in distinguishable if n in cand.killed_by_original]
-    return {
-        "tests": new_tests,
-        "num_tests": new_tests.count,
-        "tests_before_generation": before,
-        "generated_tests": added,
-        "generation_note": None if added else cand.note or (
+    report = GenerationColumns(
+        tests_before_generation=before,
+        generated_tests=added,
+        generation_note=None if added else cand.note or (
             "no generated answer could be written as an exact literal (floats in a list)" if chosen else None),
-        "oracle_references": len(_trusted(cand.row)),
-        "single_reference_oracle": added > 0 and len(_trusted(cand.row)) == 1,
-        "oracle_disagreements": cand.disagreements,
-        "oracle_suspects": sum(cand.suspects.values()),
-        "inputs_invalid": json.dumps(dict(sorted(cand.invalid.items()))),
-        "oracle_witnesses": _witness_sources(cand),
-        "single_witness_tests": sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2 and _expected_text(cand, i) is not None),
-        "mutants_run": len(mutants),
-        "mutants_equivalent": len(mutants) - len(distinguishable),  # no input tells them from the reference
-        "mutation_score_before": round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
-        "mutation_score": round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
-    }
+        oracle_references=len(_trusted(cand.row)),
+        single_reference_oracle=added > 0 and len(_trusted(cand.row)) == 1,
+        oracle_disagreements=cand.disagreements,
+        oracle_suspects=sum(cand.suspects.values()),
+        inputs_invalid=json.dumps(dict(sorted(cand.invalid.items()))),
+        oracle_witnesses=_witness_sources(cand),
+        single_witness_tests=sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2 and _expected_text(cand, i) is not None),
+        mutants_run=len(mutants),
+        mutants_equivalent=len(mutants) - len(distinguishable),  # no input tells them from the reference
+        mutation_score_before=round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
+        mutation_score=round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
+    )
+    return {"tests": new_tests, "num_tests": new_tests.count, **report.columns()}
 
 
 def _witness_sources(cand: Candidate) -> int:
@@ -643,9 +642,10 @@ def _trusted(row: dict[str, Any]) -> list[str]:
 def cache_key(row: dict[str, Any], config: TestGenConfig) -> str:
     settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in ("cache", "sample_per_source",
                                                                                  "tests_only_in_statement")}
-    from pipeline.testgen.public import statement_text
+    from pipeline.process.public import statement_text
+    from pipeline.verify.deciding_code import code_version
 
-    text = json.dumps([GENERATOR_VERSION, row["problem_id"], row["tests"].to_json(), _trusted(row),
+    text = json.dumps([code_version(), row["problem_id"], row["tests"].to_json(), _trusted(row),
                        statement_text(row), settings], sort_keys=True, ensure_ascii=False)
     return hashlib.sha1(text.encode()).hexdigest()
 
@@ -653,7 +653,7 @@ def cache_key(row: dict[str, Any], config: TestGenConfig) -> str:
 def _cache_dir() -> Path:
     from pipeline.paths import local_cache_dir
 
-    return local_cache_dir("testgen", f"v{GENERATOR_VERSION}")
+    return local_cache_dir("testgen")
 
 
 def _load(key: str) -> dict[str, Any] | None:
@@ -674,23 +674,16 @@ def _store(key: str, columns: dict[str, Any]) -> None:
 
 
 # ----------------------------------------------------------------------------- the step
-GENERATION_COLUMNS = ("tests_before_generation", "generated_tests", "generation_note", "oracle_references",
-                      "single_reference_oracle", "oracle_disagreements", "oracle_suspects", "inputs_invalid", "oracle_witnesses",
-                      "single_witness_tests", "mutants_run", "mutants_equivalent", "mutation_score_before", "mutation_score")
-
-
 def _skipped(row: dict[str, Any], note: str) -> dict[str, Any]:
-    return {"tests_before_generation": row["tests"].count, "generated_tests": 0, "generation_note": note,
-            "oracle_references": len(_trusted(row)) if row.get("solutions") else 0, "single_reference_oracle": False,
-            "oracle_disagreements": 0, "oracle_suspects": 0, "inputs_invalid": "{}",
-            "oracle_witnesses": len(_trusted(row)) if row.get("solutions") else 0, "single_witness_tests": 0, "mutants_run": 0,
-            "mutants_equivalent": 0, "mutation_score_before": None, "mutation_score": None}
+    references = len(_trusted(row)) if row.get("solutions") else 0
+    return GenerationColumns(tests_before_generation=row["tests"].count, generation_note=note, oracle_references=references,
+                             oracle_witnesses=references).columns()
 
 
 def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig, evaluate_many: Evaluate) -> None:
     """Inputs from a model-written generator, after the others; the model's validator judges the
     grammar's and mutation's inputs too, and ours the model's (each refusal counted)."""
-    from pipeline.testgen.model_inputs import model_checks
+    from pipeline.verify.testgen.model_inputs import model_checks
 
     found = model_checks([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
                          evaluate_many=evaluate_many, candidates=[list(c.inputs) for c in cands],
@@ -749,7 +742,7 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
     if config.model_inputs and cands:
         add_model_inputs(cands, sampler, config, evaluate_many)
     if config.model_brute_force and cands:
-        from pipeline.testgen.witnesses import brute_forces
+        from pipeline.verify.testgen.witnesses import brute_forces
 
         for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, evaluate_many=evaluate_many,
                                                   seed=config.seed, max_tokens=config.model_max_tokens)):

@@ -24,11 +24,11 @@ import random
 from collections import Counter
 from typing import Any
 
-from pipeline.testgen.call_mutation import Mutator
-from pipeline.testgen.call_positions import DEFAULT_CHARS, Position
-from pipeline.testgen.call_shapes import MAX_DEPTH, Shape, infer
-from pipeline.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
-from pipeline.testgen.constraints import parse_constraints
+from pipeline.verify.testgen.call_mutation import Mutator
+from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
+from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer
+from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
+from pipeline.verify.testgen.constraints import parse_constraints
 
 __all__ = ["mutate_args"]
 

@@ -7,16 +7,48 @@ mutation score, the sample hardcoder rejected), with how many problems rest on o
 how many of its answers were dropped as suspect, how many generated inputs the validators
 refused as ones the statement rules out (per reason), and how many generated tests rest on one
 witness, with the generated tests a problem keeps where two witnesses vouch for its answers
-against one where a single one does (problems counted in brackets).
+against one where a single one does (problems counted in brackets). Then the known-wrong programs'
+strength per source (:func:`strength_by_source`), and the counts a Verify result's rows say
+(:func:`outcome_counts`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.schema import Tests
+
+if TYPE_CHECKING:
+    from pipeline.stage import StageResult
+    from pipeline.verify.config import VerifyConfig
+
+
+@dataclasses.dataclass
+class GenerationColumns:
+    """What test generation says about one problem: the row's generation columns, declared once
+    (their defaults are a problem generation skipped; ``pipeline.schema`` stores them, and a test
+    holds the two to the same names and order), read back by :func:`funnel_by_source`."""
+
+    tests_before_generation: int = 0
+    generated_tests: int = 0  # cases (or asserts) Verify added
+    generation_note: str | None = None  # why none were added
+    oracle_references: int = 0  # references whose answers made the expected outputs
+    single_reference_oracle: bool = False
+    oracle_disagreements: int = 0  # generated inputs on which references disagreed (dropped)
+    oracle_suspects: int = 0  # ... whose answer broke what every example's answer keeps (dropped)
+    inputs_invalid: str = "{}"  # JSON {reason: generated inputs the validators refused}
+    oracle_witnesses: int = 0  # sources that can vouch for a generated answer
+    single_witness_tests: int = 0  # generated tests kept whose answer rests on one witness only
+    mutants_run: int = 0
+    mutants_equivalent: int = 0  # no generated input tells them from the reference
+    mutation_score_before: float | None = None  # share of the other mutants the source's tests reject
+    mutation_score: float | None = None  # ... that the final tests reject
+
+    def columns(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 def _mean(values: list[float]) -> float | None:
@@ -127,3 +159,89 @@ def funnel_markdown(summary: dict[str, dict[str, Any]]) -> str:
             cells.append("n/a" if value is None else str(value))
         lines.append(f"| {source} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def strength_by_source(rows: list[dict[str, Any]], rejects: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
+    """Per source: what the dataset card and the asset metadata show about the tests.
+
+    Problems kept; how many (kept or rejected) have known-wrong programs; programs run and
+    rejected; mean test strength over the problems that have some (never counting the others as
+    1.0); weak problems kept (marked) and rejected; problems rejected for several valid answers;
+    the median derived time limit.
+    """
+    out: dict[str, dict[str, Any]] = {}
+
+    def entry(source: str) -> dict[str, Any]:
+        return out.setdefault(source, {"kept": 0, "with_incorrect": 0, "incorrect_run": 0, "incorrect_rejected": 0,
+                                       "mean_strength": None, "weak_kept": 0, "weak_rejected": 0,
+                                       "multiple_valid_answers_rejected": 0, "time_limit_s_median": None,
+                                       "_strengths": [], "_limits": []})
+
+    for row in rows:
+        e = entry(row["source"])
+        e["kept"] += 1
+        if row.get("incorrect_run"):
+            e["with_incorrect"] += 1
+            e["incorrect_run"] += int(row["incorrect_run"])
+            e["incorrect_rejected"] += int(row.get("incorrect_rejected") or 0)
+            e["_strengths"].append(float(row["test_strength"]))
+            e["weak_kept"] += bool(row.get("weak_tests"))
+        if row.get("reference_cpu_s") is not None and row.get("tests"):
+            e["_limits"].append(row["tests"].time_limit_s)
+    for rej in rejects:
+        if rej.get("reason") == "multiple_valid_answers":
+            entry(rej["source"])["multiple_valid_answers_rejected"] += 1
+        if rej.get("reason") == "weak_tests":
+            e = entry(rej["source"])
+            detail = json.loads(rej.get("detail") or "{}")
+            run, survived = int(detail.get("run", 0)), len(detail.get("survivors", []))
+            e["with_incorrect"] += 1
+            e["weak_rejected"] += 1
+            e["incorrect_run"] += run
+            e["incorrect_rejected"] += run - survived
+            if run:
+                e["_strengths"].append(1 - survived / run)
+    for e in out.values():
+        strengths, limits = e.pop("_strengths"), sorted(x for x in e.pop("_limits") if x is not None)
+        e["mean_strength"] = round(sum(strengths) / len(strengths), 4) if strengths else None
+        e["time_limit_s_median"] = limits[len(limits) // 2] if limits else None
+    return dict(sorted(out.items()))
+
+
+STRENGTH_COLUMNS = (
+    ("kept", "kept"), ("with_incorrect", "with wrong programs"), ("incorrect_run", "wrong programs run"),
+    ("incorrect_rejected", "rejected by the tests"), ("mean_strength", "mean test strength"),
+    ("weak_kept", "weak, kept (marked)"), ("weak_rejected", "weak, rejected"),
+    ("multiple_valid_answers_rejected", "several valid answers, rejected"), ("time_limit_s_median", "median time limit (s)"),
+)
+
+
+def strength_markdown(summary: dict[str, dict[str, Any]]) -> str:
+    """``strength_by_source`` as a markdown table (a missing strength reads "n/a", never 1.0)."""
+    lines = ["| source | " + " | ".join(title for _, title in STRENGTH_COLUMNS) + " |", "|---|" + "---|" * len(STRENGTH_COLUMNS)]
+    for source, e in summary.items():
+        cells = ["n/a" if e.get(key) is None else str(e[key]) for key, _ in STRENGTH_COLUMNS]
+        lines.append(f"| {source} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+
+def outcome_counts(problems: int, result: StageResult, config: VerifyConfig) -> dict[str, Any]:
+    """The counts a Verify result's rows say (not how they were reached): also what a run that reused
+    earlier shards reports over all of them (:mod:`pipeline.verify.shards`)."""
+    final = result.kept
+    limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
+                    if config.derive_time_limits and r.get("reference_cpu_s") is not None)
+    return {
+        "problems": problems,
+        "verified": sum(1 for r in final if r.get("verified")),
+        "unverified_kept": sum(1 for r in final if not r.get("verified")),
+        "weak_tests_kept": sum(1 for r in final if r.get("weak_tests")),
+        "multiple_answers_kept_with_checker": sum(1 for r in final if r.get("multiple_answers")),
+        "dropped_tests": sum(r.get("num_dropped_tests", 0) for r in final),
+        "derived_time_limits": len(limits),
+        "time_limit_s_median": limits[len(limits) // 2] if limits else None,
+        "time_limit_s_max": limits[-1] if limits else None,
+        "tests_only_in_statement_kept": sum(1 for r in final if r.get("tests_only_in_statement")),
+    }
+

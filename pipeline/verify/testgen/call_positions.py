@@ -17,9 +17,9 @@ import random
 import re
 from typing import Any
 
-from pipeline.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, restore
-from pipeline.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
-from pipeline.testgen.constraints import Bound, alphabet, size_bound, value_bound
+from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, restore
+from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
+from pipeline.verify.testgen.constraints import Bound, alphabet, size_bound, value_bound
 
 DEFAULT_CHARS = "abcdefghijklmnopqrstuvwxyz"
 

@@ -8,12 +8,12 @@ After CodeContests+ and Klear-CodeTest (a generator and a validator per problem)
 checked by a validator derived from two readings of the problem, independently of how the
 input was made:
 
-- **the statement** (:mod:`pipeline.testgen.input_section`, :mod:`pipeline.testgen.constraints`):
+- **the statement** (:mod:`pipeline.verify.testgen.input_section`, :mod:`pipeline.verify.testgen.constraints`):
   how many tokens each line holds (``n`` then ``n`` integers), the stated range of each named
   value, a string's stated length and alphabet, the test-case count and "the sum of n over all
   test cases", and what the section guarantees (distinct, a permutation, sorted, a tree, a
   connected graph, a regular bracket sequence);
-- **what every example shares** (the grammar :mod:`pipeline.testgen.stdin_inputs` infers, the one
+- **what every example shares** (the grammar :mod:`pipeline.verify.testgen.stdin_inputs` infers, the one
   profile the generator reads too): the line structure, fixed string lengths, character sets and
   categories, the relations every example keeps (distinct, permutation, sorted, ``l ≤ r``), and
   edge lists that are trees, simple or connected graphs.
@@ -22,7 +22,7 @@ Where the statement states a constraint, the statement wins; where neither says,
 inside what the examples show (a value in the examples' range, a size as the generator scales
 it). A statement reading that an example breaks is a misreading and is not used. Call inputs
 keep the bounds the statement states per argument and, where it states none, the examples'
-envelope (:mod:`pipeline.testgen.envelope`). Each refusal has a reason, counted per problem in
+envelope (:mod:`pipeline.verify.testgen.envelope`). Each refusal has a reason, counted per problem in
 the ``inputs_invalid`` column.
 """
 
@@ -33,11 +33,11 @@ import string
 from collections import Counter
 from typing import Any
 
-from pipeline.testgen import constraints as cx
-from pipeline.testgen import graphs
-from pipeline.testgen.input_section import Invalid as _Invalid
-from pipeline.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
-from pipeline.testgen.input_section import lookup as env_lookup
+from pipeline.verify.testgen import constraints as cx
+from pipeline.verify.testgen import graphs
+from pipeline.verify.testgen.input_section import Invalid as _Invalid
+from pipeline.verify.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
+from pipeline.verify.testgen.input_section import lookup as env_lookup
 
 __all__ = ["CallValidator", "StdinValidator", "refuse"]
 
@@ -269,7 +269,7 @@ class _ExampleRules:
                     raise _Invalid("sum_bound", f"the sum of {self.g.names.get(sid, 'n')} over the test cases exceeds {bound}")
 
     def _seq(self, elems: list, nodes: list, env: dict, where: dict, check: Any, sums: Counter) -> None:
-        from pipeline.testgen.stdin_grammar import Line
+        from pipeline.verify.testgen.stdin_grammar import Line
 
         for e, node in zip(elems, nodes):
             if isinstance(e, Line):
@@ -428,11 +428,11 @@ def _leaves(value: Any, depth: int = 0):
 class CallValidator:
     """Whether a call's arguments are ones the problem allows: each argument's stated element
     range, size and alphabet, and the relations the Constraints section states among them
-    (:mod:`pipeline.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
+    (:mod:`pipeline.verify.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
     statement states nothing, the examples' envelope."""
 
     def __init__(self, examples: list[tuple[tuple, dict]], statement: str = "", params: list[str] | None = None) -> None:
-        from pipeline.testgen.envelope import Envelope
+        from pipeline.verify.testgen.envelope import Envelope
 
         self.bounds = cx.parse_constraints(statement) if statement else []
         self.envelope = None if self.bounds else Envelope(examples)
@@ -443,7 +443,7 @@ class CallValidator:
             rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
             if any(rule) and all(self._fits(rule, args[i]) is None for args, _ in examples if i < len(args)):
                 self.rules[i] = rule  # a bound an example breaks is a misreading
-        from pipeline.testgen.call_constraints import relations
+        from pipeline.verify.testgen.call_constraints import relations
 
         self.relations = [(text, check) for text, check in relations(self.statement, self.params)
                           if all(self._holds(check, args, kwargs) for args, kwargs in examples)]

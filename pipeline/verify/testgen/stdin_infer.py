@@ -3,9 +3,9 @@
 Competitive-programming problems (TACO, CodeContests) are often judged only by the samples their
 statements print. Following the generators of HardTests / CodeContests+, but *inferred* rather
 than written by a model, :func:`infer` reads the example inputs together: the search
-(:mod:`pipeline.testgen.stdin_search`) finds the structure that explains all of them, the
+(:mod:`pipeline.verify.testgen.stdin_search`) finds the structure that explains all of them, the
 examples are parsed again to collect what they show, and each token position gets its kind and
-value range: the statement's constraints (:mod:`pipeline.testgen.stdin_statement`) mapped to the
+value range: the statement's constraints (:mod:`pipeline.verify.testgen.stdin_statement`) mapped to the
 grammar's variables in the order the input section names them, kept only where the examples lie
 inside them; otherwise the examples' range, extended (x2, ``lo >= 0`` when the examples are).
 "The sum of n over all test cases does not exceed ..." bounds the blocks together. Relations seen
@@ -20,10 +20,10 @@ import math
 import re
 import string
 
-from pipeline.testgen.input_section import sum_bounds as _sum_bounds
-from pipeline.testgen.stdin_grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
-from pipeline.testgen.stdin_search import NoStructure, search
-from pipeline.testgen.stdin_statement import count_hints, layout_names, stated_alphabet, stated_bounds
+from pipeline.verify.testgen.input_section import sum_bounds as _sum_bounds
+from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
+from pipeline.verify.testgen.stdin_search import NoStructure, search
+from pipeline.verify.testgen.stdin_statement import count_hints, layout_names, stated_alphabet, stated_bounds
 
 __all__ = ["NoStructure", "infer"]
 

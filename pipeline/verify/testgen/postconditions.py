@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.testgen.envelope import arguments
+from pipeline.verify.testgen.envelope import arguments
 
 MIN_EXAMPLES = 3  # relations need this many examples; fewer agree too easily by chance
 

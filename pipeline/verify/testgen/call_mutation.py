@@ -18,9 +18,9 @@ import math
 import random
 from typing import Any
 
-from pipeline.testgen.call_positions import DEFAULT_CHARS, Position
-from pipeline.testgen.call_shapes import MAX_DEPTH, Shape, infer, kind_of, sorted_values
-from pipeline.testgen.call_trees import tree_mutation
+from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
+from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer, kind_of, sorted_values
+from pipeline.verify.testgen.call_trees import tree_mutation
 
 
 class Mutator:

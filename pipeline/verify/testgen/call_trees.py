@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.testgen.call_shapes import Number
+from pipeline.verify.testgen.call_shapes import Number
 
 
 class Node:

@@ -1,18 +1,18 @@
 """New stdin inputs from a grammar inferred from a problem's example inputs: the entry point.
 
-The grammar (:mod:`pipeline.testgen.stdin_grammar`) is inferred from the examples and the statement
-(:mod:`pipeline.testgen.stdin_infer`, with :mod:`~pipeline.testgen.stdin_search` and
-:mod:`~pipeline.testgen.stdin_statement`), and new inputs are written from it
-(:mod:`pipeline.testgen.stdin_generate`). The functions here join the two under one contract:
+The grammar (:mod:`pipeline.verify.testgen.stdin_grammar`) is inferred from the examples and the statement
+(:mod:`pipeline.verify.testgen.stdin_infer`, with :mod:`~pipeline.verify.testgen.stdin_search` and
+:mod:`~pipeline.verify.testgen.stdin_statement`), and new inputs are written from it
+(:mod:`pipeline.verify.testgen.stdin_generate`). The functions here join the two under one contract:
 they never raise, and say why when there are no inputs (:class:`NoStructure`'s reason when no
 structure explains the examples).
 """
 
 from __future__ import annotations
 
-from pipeline.testgen.stdin_generate import generate
-from pipeline.testgen.stdin_grammar import Grammar
-from pipeline.testgen.stdin_infer import NoStructure, infer
+from pipeline.verify.testgen.stdin_generate import generate
+from pipeline.verify.testgen.stdin_grammar import Grammar
+from pipeline.verify.testgen.stdin_infer import NoStructure, infer
 
 __all__ = ["grammar_inputs", "more_inputs", "stdin_inputs"]
 

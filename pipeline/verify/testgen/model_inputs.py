@@ -7,7 +7,7 @@ says whether an input meets the statement's constraints. Both are untrusted prog
 in the evaluator's sandbox, in its own process, under the time limit (the generator prints its
 inputs as JSON lines; the validator reads them and prints one verdict per line). An input is
 proposed only when the validator accepts it; the references then answer it like any other
-(:func:`pipeline.testgen.generate.run_oracle`), so a wrong generator costs inputs, never a
+(:func:`pipeline.verify.testgen.generate.run_oracle`), so a wrong generator costs inputs, never a
 wrong test. The validator also judges the grammar's and mutation's inputs
 (:func:`model_checks`), once it accepts every input of the problem's own tests.
 """
@@ -58,7 +58,7 @@ for _line in _sys.stdin:
 
 
 def prompt(row: dict[str, Any], max_examples: int = 3) -> str:
-    from pipeline.testgen.public import statement_text
+    from pipeline.process.public import statement_text
 
     tests: Tests = row["tests"]
     shape = (" as the exact text the program reads from stdin" if tests.kind == "stdin"
