@@ -527,9 +527,9 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     def fits(i: int) -> bool:
         return len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
 
-    while open_:
+    while open_:  # ties go to the smaller input, then the earlier: the same tests on every run (a clock would not)
         best = max((i for i in pool if i not in chosen and fits(i)),
-                   key=lambda i: (sum(i in kills for kills in open_.values()), -cand.ref_s.get(i, 0.0)), default=None)
+                   key=lambda i: (sum(i in kills for kills in open_.values()), -_size(cand.inputs[i]), -i), default=None)
         if best is None or not any(best in kills for kills in open_.values()):
             break
         chosen.append(best)
@@ -550,6 +550,11 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
         if len(chosen) >= config.max_tests:
             break
     return chosen
+
+
+def _size(value: Any) -> int:
+    """An input's size, the proxy for its cost that is the same on every run."""
+    return len(value) if isinstance(value, str) else len(repr(value))
 
 
 def _expected_text(cand: Candidate, i: int) -> str | None:
