@@ -47,7 +47,7 @@ def code_version() -> str:
     import pipeline.testgen
 
     files = [Path(__file__).with_name("verify.py"), *sorted(Path(pipeline.testgen.__file__).parent.glob("*.py")),
-             *sorted(Path(evaluator.__file__).parent.glob("*.py"))]
+             *sorted(Path(evaluator.__file__).parent.rglob("*.py"))]
     digest = hashlib.sha1()
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
