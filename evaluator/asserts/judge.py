@@ -31,7 +31,7 @@ from evaluator.sandbox import limits
 
 MAX_REPLY = 256 << 20
 BUILTIN_EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
-                if isinstance(cls, type) and issubclass(cls, Exception)}
+                      if isinstance(cls, type) and issubclass(cls, Exception)}
 
 
 class CandidateGone(BaseException):
@@ -59,6 +59,7 @@ class CallTimeout(CandidateGone):
     process would get): the test fails with ``time_limit`` whatever the test code catches."""
 
 
+# Raised inside a call, these end the run in one process (see ProgramExit); :mod:`.lifted` reads them too.
 ENDS_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
 # Raised by a function, these end the iteration that called it (``all(map(f, xs))`` would pass
 # on an empty prefix): they reach the test code as a RuntimeError, as PEP 479 does in generators.
