@@ -12,8 +12,8 @@ and whether pass/fail agrees program by program. Target: >=3x throughput, <=4 ms
 The assert-block table (LeetCode-style ``check(candidate)`` bodies, HumanEval-ET's ~107 asserts
 per task, KodCode's pytest blocks) compares, in the same run, a fresh ``python3`` per test, the
 judge process one call at a time (before: ``lift_asserts=False, prefetch_calls=False``), the judge
-with prefetched calls (:mod:`evaluator.prefetch`), and lifted asserts with prefetch where not
-lifted (after, :mod:`evaluator.lift`), and whether every verdict of the three is the same.
+with prefetched calls (:mod:`evaluator.asserts.prefetch`), and lifted asserts with prefetch where not
+lifted (after, :mod:`evaluator.asserts.lift`), and whether every verdict of the three is the same.
 Target: after >= 3x python3.
 The overhead table splits one sandboxed child's cost into its parts (``--parts``: fork and reap,
 PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
@@ -51,9 +51,9 @@ sys.path.insert(0, _TREE or str(Path(__file__).resolve().parents[1]))
 from benchmarks.eval_sets import load, test_count  # noqa: E402
 from evaluator import Limits, evaluate, evaluate_many  # noqa: E402
 from evaluator.compare import compare_stdout, compare_values  # noqa: E402
-from evaluator.harness import CALL_PRELUDE  # noqa: E402 - same environment for call tests
 from evaluator.model import as_tests  # noqa: E402
-from evaluator.pool import WorkerPool  # noqa: E402
+from evaluator.runtime.harness import CALL_PRELUDE  # noqa: E402 - same environment for call tests
+from evaluator.sandbox.pool import WorkerPool  # noqa: E402
 
 
 def _fresh_python(source: str, stdin: str, timeout: float) -> tuple[int | None, str]:
@@ -130,13 +130,13 @@ def assert_latency_ms(n: int) -> tuple[float, float]:
 
 _PARTS = r"""
 import json, os, random, signal, socket, sys, threading, time
-from evaluator import harness, jail, landlock, sandbox
+from evaluator.sandbox import jail, landlock, process, worker
 mode, n = sys.argv[1], int(sys.argv[2])
-harness.preload()
+worker.preload()
 j = jail.Jail(0)
 if mode == "after":  # as the fork server sets itself up now
-    sandbox.prepare_server()
-    sandbox.set_home("/tmp")
+    process.prepare_server()
+    process.set_home("/tmp")
 else:  # as it did before: a child looked Landlock's prctl up, and set up its own process state
     del landlock._libc.prctl
 LIMITS = dict(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
@@ -165,19 +165,19 @@ def uid():
     j._drop_privileges()
 
 def session():
-    sandbox.prepare_child()
+    process.prepare_child()
     if mode == "before":  # what each child did before (prepare_server does it once now)
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_DFL)
         os.environ.clear()
         os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"})
     j.enter()
-    sandbox.set_limits(**LIMITS)
+    process.set_limits(**LIMITS)
     if mode == "before":
         random.seed()
-        sys.setrecursionlimit(sandbox.RECURSION_LIMIT)
+        sys.setrecursionlimit(process.RECURSION_LIMIT)
         sys.set_int_max_str_digits(0)
-        threading.stack_size(sandbox.THREAD_STACK_BYTES)
+        threading.stack_size(process.THREAD_STACK_BYTES)
 
 def slot():
     # The road not taken: PID and mount namespaces made once per worker slot, children born in
@@ -249,7 +249,7 @@ def overhead_parts(n: int, rounds: int = 5) -> None:
     """One sandboxed child's overhead, part by part, in a process set up like a fork server (the
     jail entered once); each row adds one wall to the row above. ``before`` sets up the server
     and its children as the evaluator did before per-child process state moved into the server
-    (:func:`evaluator.sandbox.prepare_server`); both run in turns, ``rounds`` times, and each
+    (:func:`evaluator.sandbox.process.prepare_server`); both run in turns, ``rounds`` times, and each
     figure is the median. Last, for comparison, PID and mount namespaces made once per slot."""
     import json
     import statistics
@@ -321,9 +321,9 @@ def _assert_sets(limit: int | None) -> dict[str, list[dict]]:
 def assert_table(limit: int | None, workers: int, timeout: float, rounds: int = 2, baseline: bool = True,
                  quiet: bool = False) -> dict[str, dict]:
     """Before/after for assert blocks: python3 per test; the judge one call at a time; the judge
-    with prefetched calls (:mod:`evaluator.prefetch`); lifted asserts, prefetch where not lifted.
+    with prefetched calls (:mod:`evaluator.asserts.prefetch`); lifted asserts, prefetch where not lifted.
     Returns each set's seconds by path and its verdicts (``baseline`` False: no python3 column)."""
-    from evaluator.lift import lift
+    from evaluator.asserts.lift import lift
 
     rows: dict[str, dict] = {}
     say = (lambda *a, **k: None) if quiet else print  # quiet: rows only, for --baseline-tree
@@ -470,7 +470,7 @@ def baseline_tree_table(tree: str, rounds: int, limit: int | None, workers: int,
             data = shared_data_dir()
             if data is not None:  # the other checkout may live where ../shared/data is not
                 env["MICROCODER_SHARED_DATA"] = str(data)
-            # in the tree: `python -m evaluator.worker` finds the package first in the working directory
+            # in the tree: `python -m evaluator.sandbox.worker` finds the package first in the working directory
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=path, timeout=7200)
             line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MC_TABLES ")), None)
             if line is None:

@@ -75,7 +75,8 @@ def _processes(result: Any) -> int:
 def _parent_side_s(items: list[dict]) -> float:
     """Seconds the parent spends lifting ``assert`` blocks and comparing answers, for these items
     (each block lifted once, each expected answer compared with itself: the work, not the verdict)."""
-    from evaluator import compare, lift
+    from evaluator import compare
+    from evaluator.asserts import lift
     from evaluator.model import as_tests
 
     start = time.perf_counter()
@@ -94,7 +95,7 @@ def _parent_side_s(items: list[dict]) -> float:
 def _noop_ms(workers: int, n: int = 200) -> float:
     """An empty program's cost per sandboxed process on the run's own pool, now."""
     from evaluator import evaluate
-    from evaluator.pool import shared_pool
+    from evaluator.sandbox.pool import shared_pool
 
     tests = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * n}
     start = time.perf_counter()

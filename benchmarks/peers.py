@@ -16,7 +16,7 @@ None of their code is kept in this repository: LiveCodeBench and rLLM come from 
 names (``--lcb``, ``--rllm``; the README gives the commits measured), verl from its PyPI release.
 Each peer gets our canonical tests in its own format (:func:`io_tests`): LiveCodeBench and verl run
 stdin and call tests only, so an ``assert`` block reaches them only where every assert is
-``entry(literals) == literal`` (read through :mod:`evaluator.lift`, as test generation reads them);
+``entry(literals) == literal`` (read through :mod:`evaluator.asserts.lift`, as test generation reads them);
 any other block is counted as unsupported for that peer, never guessed.
 
 Run as a script under the interpreter that has the peer's imports:
@@ -43,7 +43,7 @@ Judge = Callable[[dict, float], bool]
 def _entry_calls(tests: dict) -> tuple[str, list[tuple[list, Any]]] | None:
     """An ``assert`` block as (function name, [(args, expected)]): only when every check is
     ``entry(literal args) == literal`` on one entry (a function, or a method of ``Solution()``)."""
-    from evaluator import lift
+    from evaluator.asserts import lift
     from evaluator.model import as_tests
 
     plan = lift.lift(as_tests(tests).assert_block(), tests.get("fn_name"))

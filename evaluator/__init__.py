@@ -7,6 +7,7 @@ Public API: :func:`evaluate`, :func:`evaluate_many`, :func:`compute_score`,
 """
 
 from evaluator.api import evaluate, evaluate_many, isolation_level
+from evaluator.doctor import VERSION as __version__
 from evaluator.model import (
     VERDICTS,
     CaseResult,
@@ -20,7 +21,6 @@ from evaluator.model import (
 )
 from evaluator.reward import compute_score, compute_score_batch, extract_code
 
-__version__ = "0.1.0"
 __all__ = ["VERDICTS", "CaseResult", "Checker", "Limits", "Result", "SpecialJudge", "TestCase", "Tests", "Verdict",
            "evaluate", "evaluate_many", "isolation_level", "compute_score", "compute_score_batch", "extract_code",
            "__version__"]

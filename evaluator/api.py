@@ -11,16 +11,13 @@ what a program wrote to stderr.
 from __future__ import annotations
 
 import errno
-import json
 import os
-import signal
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from evaluator import lift, lifted, limits, prefetch
-from evaluator.harness import EXIT_MEMORY, EXIT_OUTPUT_LIMIT
+from evaluator.asserts import lift, lifted, prefetch
 from evaluator.model import (
     VERDICTS,
     CaseResult,
@@ -34,124 +31,18 @@ from evaluator.model import (
     Verdict,
     as_tests,
 )
-from evaluator.pool import WorkerPool, shared_pool
-from evaluator.sandbox import SETUP_FAILED
+from evaluator.runs import SNIPPET, classify, last_message, server_request
+from evaluator.sandbox import limits
+from evaluator.sandbox.pool import WorkerPool, shared_pool
 
 __all__ = ["VERDICTS", "evaluate", "evaluate_many", "isolation_level", "classify"]
 Job = tuple[Any, str, "Tests | dict"]  # (the caller's key, the program, its tests)
-SNIPPET = 300
 
 
 def _compare():
     from evaluator import compare  # written alongside; imported lazily
 
     return compare
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][-SNIPPET:] if lines else ""
-
-
-def _message(proc: ProcessEnd) -> dict:
-    """The JSON line a child left on its message fd (a call's value, the judge's report)."""
-    lines = proc.message.strip().splitlines()
-    line = lines[-1] if lines else ""
-    try:
-        msg = json.loads(line) if line else None
-    except ValueError:
-        return {}
-    return msg if isinstance(msg, dict) else {}
-
-
-def _ended_badly(proc: ProcessEnd, memory_mb: int) -> tuple[Verdict, str] | None:
-    """Verdict for a process that was killed or exited non-zero; None when it exited 0. The
-    exit status says which limit ended it (:data:`evaluator.harness.EXIT_MEMORY`, ...); stderr
-    only supplies the message."""
-    if proc.signal is not None:
-        if proc.maxrss_mb >= 0.9 * memory_mb:
-            return Verdict.MEMORY_LIMIT, f"killed by signal {proc.signal} near the memory limit"
-        return Verdict.RUNTIME_ERROR, f"killed by signal {proc.signal}"
-    if proc.exit == SETUP_FAILED:
-        return Verdict.INTERNAL_ERROR, _last_line(proc.stderr_tail) or "sandbox setup failed"
-    if proc.exit == EXIT_MEMORY:
-        return Verdict.MEMORY_LIMIT, "MemoryError"
-    if proc.exit == EXIT_OUTPUT_LIMIT:
-        return Verdict.OUTPUT_LIMIT, "output limit exceeded"
-    if proc.exit != 0:
-        return Verdict.RUNTIME_ERROR, f"exit {proc.exit}: {_last_line(proc.stderr_tail)}".strip()
-    return None
-
-
-_JUDGE_STATUS = {"assert": Verdict.WRONG_ANSWER, "memory": Verdict.MEMORY_LIMIT, "error": Verdict.RUNTIME_ERROR,
-                 "program_error": Verdict.RUNTIME_ERROR, "program_exit": Verdict.RUNTIME_ERROR,
-                 "call_time_limit": Verdict.TIME_LIMIT}
-_DECIDED_BY_TEST = ("assert", "error", "memory")  # what the test code itself concluded
-
-
-def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
-    """Failing verdict from how the processes ended (None: ran to completion), plus a message.
-
-    Only the parent decides: from exit statuses, signals, resource use against the limits, the
-    candidate's output, and for ``assert`` tests the judge process's report (the candidate never
-    writes one).
-    """
-    if run.deadline:
-        return Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out"
-    if run.worker_died is not None:
-        return Verdict.RUNTIME_ERROR, "the program killed or broke its fork server"
-    if run.internal_error is not None or run.candidate is None:
-        return Verdict.INTERNAL_ERROR, run.internal_error or "no process ran"
-    cand, judge = run.candidate, run.judge
-    report = _message(judge) if judge is not None else {}
-    if report.get("pending") and report.get("status") in _DECIDED_BY_TEST and judge.exit == 0 \
-            and judge.signal is None and not judge.timed_out:
-        # The test failed before taking every prefetched reply: it decided on the calls it made, as
-        # it would have one at a time; how the program fared in calls it never made does not count.
-        return _judge_verdict(report)
-    procs = [cand] + ([judge] if judge else [])
-    if cand.cpu_limit:
-        return Verdict.TIME_LIMIT, "CPU time limit exceeded"
-    if any(p.timed_out or p.signal == signal.SIGXCPU or (p.signal and p.cpu_s >= run.cpu_cap_s) for p in procs):
-        return Verdict.TIME_LIMIT, "time limit exceeded"
-    # A PID namespace's first process gets no SIGXFSZ: past the cap its writes fail (EFBIG), and
-    # the harness exits with EXIT_OUTPUT_LIMIT.
-    if cand.stdout_bytes >= run.output_cap or cand.signal == signal.SIGXFSZ or cand.exit == EXIT_OUTPUT_LIMIT:
-        return Verdict.OUTPUT_LIMIT, "output limit exceeded"
-    if any(p.exit == SETUP_FAILED for p in procs):
-        failed = judge if judge is not None and judge.exit == SETUP_FAILED else cand
-        return Verdict.INTERNAL_ERROR, _last_line(failed.stderr_tail) or "sandbox setup failed"
-    if judge is None:
-        bad = _ended_badly(cand, run.memory_mb)
-        if bad:
-            return bad
-        return None, ""
-    status = report.get("status")
-    if status == "ok" and judge.exit == 0 and judge.signal is None:
-        return None, ""
-    if status == "program_gone" or not report:
-        bad = _ended_badly(cand, run.memory_mb) or _ended_badly(judge, run.memory_mb)
-        if bad:
-            return bad
-        return Verdict.RUNTIME_ERROR, f"the program stopped answering: {report.get('msg', '')} {_last_line(cand.stderr_tail)}".strip()
-    return _judge_verdict(report)
-
-
-def _judge_verdict(report: dict) -> tuple[Verdict, str]:
-    """The verdict the judge's report gives, where the test itself decided."""
-    status = report.get("status")
-    if report.get("type") == "MemoryError":
-        return Verdict.MEMORY_LIMIT, "MemoryError"
-    if report.get("errno") == errno.EFBIG:
-        return Verdict.OUTPUT_LIMIT, "output limit exceeded"
-    return _JUDGE_STATUS.get(status, Verdict.RUNTIME_ERROR), f"{report.get('type', status)}: {report.get('msg', '')}".strip()
-
-
-def _request(kind: str, limit_s: float, memory_mb: int, output_mb: int, tests: Tests | None = None,
-             **extra: Any) -> dict:
-    """The fork server's request (JSON on its socket): what to run and under which limits."""
-    return {"kind": kind, "prelude": tests.prelude if tests else None, "fn_name": tests.fn_name if tests else None,
-            "timeout_s": limit_s, "memory_mb": memory_mb, "output_mb": output_mb, **extra}
 
 
 def _call_times(report: dict) -> dict:
@@ -172,7 +63,7 @@ class _Judging:
         self.mode, self.rel_tol, self.abs_tol, self.keep_output = mode, rel_tol, abs_tol, keep_output
 
     def request(self, kind: str, *, for_tests: bool = True, **extra: Any) -> dict:
-        return _request(kind, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
+        return server_request(kind, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
 
     def run(self, request: dict, payload: dict) -> Run:
         return Run.from_wire(self.worker.run(request, payload, self.deadline))
@@ -196,7 +87,7 @@ class _Judging:
 
     def lifted(self, plan: lift.Plan) -> CaseResult | None:
         """An ``assert`` test whose asserts were lifted: the candidate runs the calls, we compare.
-        None when only the judge can say (see :func:`evaluator.lifted.decide`)."""
+        None when only the judge can say (see :func:`evaluator.asserts.lifted.decide`)."""
         text, lines = lifted.payload(plan)
         run = self.run(self.request("calls", block_s=self.block_cap()),
                        {"code": self.code, "steps": text, "lines": lifted.lines_text(lines)})
@@ -281,7 +172,7 @@ class _Judging:
 
     def case(self, case: Any | None, prefetch_calls: bool = False) -> CaseResult:
         """One case in processes of its own (for ``assert`` tests: the whole block, with the judge;
-        ``prefetch_calls``: its predictable calls run ahead, see :mod:`evaluator.prefetch`)."""
+        ``prefetch_calls``: its predictable calls run ahead, see :mod:`evaluator.asserts.prefetch`)."""
         kind, tests = self.tests.kind, self.tests
         payload = {"code": self.code}
         extra: dict[str, Any] = {}
@@ -295,7 +186,7 @@ class _Judging:
         else:
             payload["stdin"] = case.input
         run = self.run(self.request(kind, **extra), payload)
-        report = _message(run.judge) if run.judge is not None else {}
+        report = last_message(run.judge) if run.judge is not None else {}
         if ahead and report.get("status") == "departed" and not run.deadline:
             return self.case(case)  # the test's calls were not the predicted ones: judged one at a time
         verdict, msg = classify(run, kind)
@@ -348,16 +239,16 @@ def evaluate(
     ``limits`` (:class:`~evaluator.model.Limits`): the time limit is ``limits.time_s`` if given,
     else the tests' ``time_limit_s``, else 6 s (CPU time; wall clock gets 1.5x + 0.5 s). In an
     ``assert`` test the limit is per call of the program, and the block's budget one limit per
-    call made, capped by ``wall_budget_s`` (see :mod:`evaluator.limits`); such a case reports
+    call made, capped by ``wall_budget_s`` (see :mod:`evaluator.sandbox.limits`); such a case reports
     ``calls`` and ``time_per_call_s``. Memory: the larger of ``memory_mb`` and the tests'
     ``memory_limit_mb``. ``wall_budget_s`` bounds the whole call (waiting for a worker included):
     tests not run by then are ``time_limit``, so one degenerate program never stalls a caller
     such as a reward. Each case reports ``cpu_s``; ``keep_output`` adds what it printed
     (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
     ``lift_asserts``: run an ``assert`` test's simple asserts as one batch of calls compared here
-    (:mod:`evaluator.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
+    (:mod:`evaluator.asserts.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
     ``prefetch_calls``: where the judge runs the test, the candidate runs the calls it is predicted
-    to make first without waiting to be asked (:mod:`evaluator.prefetch`; same verdicts, the case
+    to make first without waiting to be asked (:mod:`evaluator.asserts.prefetch`; same verdicts, the case
     says how many were ``prefetched``); False: one round trip per call.
     ``batch_calls``: a ``call`` test's cases run in one process, in order, as the contract says
     (:mod:`evaluator.model`; after a first case alone, where most wrong programs fail); False:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 from typing import Iterator
 
-from evaluator import __version__
 from evaluator.api import Job, evaluate_many, isolation_level
+from evaluator.doctor import VERSION, doctor
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Result, Tests, Verdict
 
 CHUNK = 256
@@ -79,27 +78,6 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-LEVEL_PARTS = {
-    "mntns": "own read-only filesystem view (pivot_root): Python + /usr only, private /tmp per test",
-    "pidns": "own PID namespace per process: sees and signals only its own processes",
-    "netns": "no network (empty network namespace)",
-    "ipcns": "own System V IPC",
-    "uid": "runs as an unprivileged per-slot uid, no capabilities",
-    "userns": "unprivileged: namespaces through a user namespace, no capabilities",
-    "rlimits": "CPU, memory, output, processes and file descriptors capped",
-}
-
-
-def doctor() -> dict:
-    level = isolation_level()
-    parts = level.split(":", 1)[-1].split("+")
-    explain = {p: LEVEL_PARTS.get(p, "Landlock: allow-listed paths, no TCP, no signals out of the box"
-                                  if p.startswith("landlock") else "") for p in parts}
-    return {"version": __version__, "isolation": level, "degraded": level.startswith("degraded"),
-            "walls": explain, "python": sys.version.split()[0], "platform": platform.platform(),
-            "cpus": os.cpu_count(), "euid": os.geteuid()}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="microcoder-eval", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="store_true", help="print version and isolation level")
@@ -119,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     doc.add_argument("--ray-address", default=None, help="report it from inside each node's evaluator actor")
     args = parser.parse_args(argv)
     if args.version:
-        print(f"microcoder-eval {__version__} (isolation: {isolation_level()})")
+        print(f"microcoder-eval {VERSION} (isolation: {isolation_level()})")
         return 0
     if args.command == "run":
         return _run(args)

@@ -12,7 +12,7 @@ What a judged program may rely on (the README's "Evaluator" says the same):
   are made outside it: for ``stdin`` and ``call`` tests by the caller, from what the candidate
   left (its stdout, each call's value as JSON); for ``assert`` tests by a second jailed process,
   the judge, which runs the problem's prelude and the test code (or by the caller, for asserts
-  it lifts, :mod:`evaluator.lift`). The fork server times the candidate from outside it.
+  it lifts, :mod:`evaluator.asserts.lift`). The fork server times the candidate from outside it.
 - **What crosses by value.** Plain data: ``None``, ``bool``, ``int`` of any size, ``float``,
   ``complex``, ``str``, ``bytes``, tuples, frozensets, ``Fraction``, ``Decimal``, ``date``,
   ``time``, ``datetime``, ``timedelta`` and fixed or zoneinfo time zones, named tuples (as a
@@ -39,7 +39,7 @@ What a judged program may rely on (the README's "Evaluator" says the same):
   them; a case that ends the process (a limit, a crash) fails alone, the next in a fresh one.
 - **Limits.** The CPU limit L holds for each ``stdin`` case, for the program's top level and for
   each call of an ``assert`` test, and for each ``call`` case with its share of the top level
-  (as if alone): the program stops within L + 0.1 s of CPU (:mod:`evaluator.limits`). Wall time:
+  (as if alone): the program stops within L + 0.1 s of CPU (:mod:`evaluator.sandbox.limits`). Wall time:
   1.5 L + 0.5 s, counted from when the process or the call starts, a predicted call included.
 - **Interpreter state.** Each process's own: the test's ``random`` generator and seed, recursion
   limit and ``sys`` settings are the judge's and never reach the program (a test that seeds
@@ -275,7 +275,7 @@ class CaseResult:
     """One test's outcome. ``cpu_s``: the program's CPU time; ``output``: what it printed or
     returned (``keep_output``); ``calls``/``time_per_call_s``: an ``assert`` block's calls;
     ``lifted``/``batched``: judged through lifted asserts or a shared process of calls;
-    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.prefetch`)."""
+    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.asserts.prefetch`)."""
 
     verdict: Verdict
     message: str = ""

@@ -48,7 +48,7 @@ class EvaluatorActor:
     """One node's evaluator: its fork-server pool and the threads that feed it (a Ray actor)."""
 
     def __init__(self, slots: int) -> None:
-        from evaluator.pool import WorkerPool
+        from evaluator.sandbox.pool import WorkerPool
 
         self.slots = slots
         self.pool = WorkerPool(slots)
@@ -62,7 +62,7 @@ class EvaluatorActor:
 
     def doctor(self) -> dict[str, Any]:
         """``microcoder-eval doctor`` as this actor sees it (isolation inside the actor)."""
-        from evaluator.cli import doctor
+        from evaluator.doctor import doctor
 
         return {**doctor(), **self.info()}
 

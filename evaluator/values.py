@@ -2,9 +2,9 @@
 
 Why not one ``call`` test per input: generation asks a reference for dozens of answers, and a
 process per answer costs a fork and the sandbox's walls each time. Here the calls run as the
-lifted steps of an ``assert`` test do (:mod:`evaluator.steps`): the program's top level once,
+lifted steps of an ``assert`` test do (:mod:`evaluator.runtime.steps`): the program's top level once,
 then each call with the test's CPU limit, each reply decoded in the parent as plain data
-(:func:`evaluator.wire.loads`; a value that is not plain data is an error, never an object).
+(:func:`evaluator.runtime.wire.loads`; a value that is not plain data is an error, never an object).
 A call that ends the process (a time limit, a crash) fails that call only: the calls after it
 run again in a fresh process.
 """
@@ -16,10 +16,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator import api, lift, lifted, limits, wire
-from evaluator.harness import CALL_PRELUDE
+from evaluator.asserts import lift, lifted
 from evaluator.model import Limits, Run, Tests, as_tests
-from evaluator.pool import WorkerPool, shared_pool
+from evaluator.runs import classify, server_request
+from evaluator.runtime import wire
+from evaluator.runtime.harness import CALL_PRELUDE
+from evaluator.sandbox import limits
+from evaluator.sandbox.pool import WorkerPool, shared_pool
 
 Entry = tuple[str, ...]  # ("function", name), ("method", class name, method name), or ("entry", name): as a case resolves it
 Call = tuple[tuple, dict]  # positional and keyword arguments, plain data
@@ -33,7 +36,7 @@ class CallOutcome:
     error: str | None = None
     time_s: float = 0.0
     verdict: str | None = None  # a call that ended its process: the evaluator's verdict for it
-    raised: Any = None  # the exception a call raised, as data (:func:`evaluator.ops.error`)
+    raised: Any = None  # the exception a call raised, as data (:func:`evaluator.runtime.ops.error`)
     unserializable: bool = False  # a call test's case returned what is not plain data
 
     @property
@@ -44,7 +47,7 @@ class CallOutcome:
 def entry_for(code: str, fn_name: str) -> Entry:
     """How the harness reaches ``fn_name`` in ``code``, as far as the code shows it:
     ``Solution().fn_name`` when a class ``Solution`` has it, defined there or inherited from a
-    class the code defines (as :func:`evaluator.harness._resolve` prefers), else the function.
+    class the code defines (as :func:`evaluator.runtime.harness.resolve_entry` prefers), else the function.
     :func:`call_values` with no entry resolves it at run time instead, exactly as a case does."""
     try:
         tree = lift.parse_code(code)
@@ -67,7 +70,7 @@ def entry_for(code: str, fn_name: str) -> Entry:
 def _steps(entry: Entry, calls: list[Call], cases: bool = False) -> tuple[list[dict], list[int]]:
     """Steps for the calls (a fresh instance per call for a method), and each call's step.
     ``("entry", name)``: resolved in the program's process as a ``call`` case is
-    (:func:`evaluator.harness.call_value`); ``cases``: ``calls`` are a call test's JSON argument texts."""
+    (:func:`evaluator.runtime.harness.call_value`); ``cases``: ``calls`` are a call test's JSON argument texts."""
     if cases:
         return [{"op": "case", "n": entry[-1], "a": text} for text in calls], list(range(len(calls)))
     if entry[0] == "entry":
@@ -99,7 +102,7 @@ def _outcomes(at: list[int], run: Run) -> list[CallOutcome]:
     """Each call's outcome from one run's reply stream; calls it never reached are left out."""
     if run.candidate is None:
         return []
-    lines = lifted._lines(run)
+    lines = lifted.reply_lines(run)
     if not lines:  # it never finished its top level: how the process ended says why
         return []
     if lines[0] is None or "names" not in lines[0]:
@@ -148,7 +151,7 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     crash), if any, and the run. ``limits_`` are the test's own (time per call, memory, output),
     as the caller resolved them. ``cases``: a ``call`` test's cases (``calls`` are their JSON
     argument texts): each also carries the program's top level in its limits, as a process of its
-    own would (:func:`evaluator.limits.call_share`), and its value is JSON as the harness makes it."""
+    own would (:func:`evaluator.sandbox.limits.call_share`), and its value is JSON as the harness makes it."""
     steps, at = _steps(entry, calls, cases)
     limit, memory_mb = limits_.time_for(t), limits_.memory_for(t)
     left = None if deadline is None else deadline - time.monotonic()
@@ -158,16 +161,16 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     if cases and left is not None:
         cap = min(cap, max(left, 0.1))
     extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases}
-    request = api._request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
+    request = server_request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
         request["prelude"] = CALL_PRELUDE + (t.prelude or "")
     start = time.monotonic()
     run = Run.from_wire(worker.run(request, {"code": code, "steps": text, "lines": lifted.lines_text(lines)}, deadline))
     got = _outcomes(at, run)
-    lines_ = lifted._lines(run)
+    lines_ = lifted.reply_lines(run)
     raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request["cases"]
     if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
-        verdict, msg = api.classify(run, "calls")
+        verdict, msg = classify(run, "calls")
         verdict = verdict or "runtime_error"
         got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict,
                                time_s=round(time.monotonic() - start, 4)))

@@ -70,8 +70,8 @@ FORGERY = {
     "os_write_monkeypatched": WRONG + "import os\n_w = os.write\nos.write = lambda fd, data: _w(fd, b'{\"status\": \"ok\"}\\n')\n",
     "sys_modules_replaced": WRONG + (
         "import sys, types\n"
-        "fake = types.ModuleType('evaluator.judge')\nfake.run = lambda *a, **k: None\n"
-        "sys.modules['evaluator.judge'] = fake\nsys.modules['evaluator.wire'] = fake\n"),
+        "fake = types.ModuleType('evaluator.asserts.judge')\nfake.run = lambda *a, **k: None\n"
+        "sys.modules['evaluator.asserts.judge'] = fake\nsys.modules['evaluator.runtime.wire'] = fake\n"),
     "settrace_skips_lines": WRONG + (
         "import sys\n"
         "def tracer(frame, event, arg):\n"

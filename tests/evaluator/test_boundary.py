@@ -11,7 +11,7 @@ import json
 import pytest
 
 from evaluator import Limits, evaluate
-from evaluator.pool import WorkerPool
+from evaluator.sandbox.pool import WorkerPool
 from pipeline.process.pytest_shim import assert_code_for_pytest
 
 

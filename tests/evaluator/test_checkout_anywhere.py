@@ -139,7 +139,7 @@ def _hidden_from_sandbox_uid() -> list[str]:
     (e.g. pyenv in a 0700 ``/root``): none but root reaches them there."""
     if os.geteuid() != 0:
         return []
-    from evaluator.jail import SANDBOX_UID_BASE, unreachable, visible_paths
+    from evaluator.sandbox.jail import SANDBOX_UID_BASE, unreachable, visible_paths
 
     return unreachable(visible_paths(), SANDBOX_UID_BASE)
 

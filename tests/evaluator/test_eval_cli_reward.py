@@ -13,7 +13,7 @@ import time
 import pytest
 
 from evaluator import compute_score, compute_score_batch, extract_code
-from evaluator.pool import shared_pool
+from evaluator.sandbox.pool import shared_pool
 
 ADD = {"kind": "stdin", "cases": [{"input": "1 2\n", "output": "3\n"}, {"input": "2 2\n", "output": "4\n"}]}
 

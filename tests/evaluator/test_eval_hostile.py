@@ -8,7 +8,7 @@ import time
 import pytest
 
 from evaluator import Limits, evaluate
-from evaluator.pool import WorkerPool
+from evaluator.sandbox.pool import WorkerPool
 
 STDIN = {"kind": "stdin", "cases": [{"input": "2 3\n", "output": "5\n"}]}
 GOOD = "a, b = map(int, input().split())\nprint(a + b)\n"

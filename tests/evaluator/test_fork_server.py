@@ -1,4 +1,4 @@
-"""The fork server's children, one worker at a time (``evaluator.pool.Worker``, the raw protocol):
+"""The fork server's children, one worker at a time (``evaluator.sandbox.pool.Worker``, the raw protocol):
 each starts with the process state the server set once for all of them, and nothing one case
 leaves behind (processes, files, state) reaches the next case on the same worker."""
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from evaluator.api import _request
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB
-from evaluator.pool import Worker
+from evaluator.runs import server_request
+from evaluator.sandbox.pool import Worker
 
 STATE = """
 import json, os, random, signal, sys, threading
@@ -32,7 +32,7 @@ random.seed(0)
 
 
 def _run(worker: Worker, code: str) -> dict:
-    raw = worker.run(_request("stdin", 5, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB), {"code": code, "stdin": ""})
+    raw = worker.run(server_request("stdin", 5, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB), {"code": code, "stdin": ""})
     assert raw["candidate"]["exit"] == 0, raw
     return raw["candidate"]
 

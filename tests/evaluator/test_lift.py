@@ -11,9 +11,9 @@ import time
 import pytest
 
 from evaluator import Limits, evaluate
-from evaluator.lift import lift
-from evaluator.limits import wall_limit
-from evaluator.pool import WorkerPool
+from evaluator.asserts.lift import lift
+from evaluator.sandbox.limits import wall_limit
+from evaluator.sandbox.pool import WorkerPool
 
 
 @pytest.fixture(scope="module")
@@ -209,11 +209,11 @@ def test_test_code_parses_in_threads_without_a_spurious_system_error():
     between threads, and a parse interleaved with another (here through a collector running
     finalizers) failed with ``SystemError: AST constructor recursion depth mismatch``: a KodCode
     reference judged an internal error in a full test run. With ``ast.parse`` this loop fails a few
-    parses in a hundred; through :func:`evaluator.lift.parse_code`, none."""
+    parses in a hundred; through :func:`evaluator.asserts.lift.parse_code`, none."""
     import gc
     import threading
 
-    from evaluator.lift import parse_code
+    from evaluator.asserts.lift import parse_code
 
     code = "def f(x):\n" + "".join(f"    assert g({i}, [1, [2, (3, 4)]]) == {{'a': [{i}]}}\n" for i in range(200))
 

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from evaluator import compute_score, evaluate
-from evaluator.limits import block_cap, block_deadline, call_share, wall_limit
 from evaluator.model import Limits
+from evaluator.sandbox.limits import block_cap, block_deadline, call_share, wall_limit
 
 BUSY = ("import time\n"
         "def f(x, spend=0.15):\n"

@@ -1,5 +1,5 @@
 """Prefetched calls in judged ``assert`` tests: the candidate runs the calls a test is predicted to
-make without being asked, and no verdict may depend on the prediction (evaluator.prefetch)."""
+make without being asked, and no verdict may depend on the prediction (evaluator.asserts.prefetch)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import time
 import pytest
 
 from evaluator import Limits, evaluate, evaluate_many
-from evaluator.limits import wall_limit
+from evaluator.asserts.prefetch import predict
 from evaluator.model import Tests
-from evaluator.pool import WorkerPool
-from evaluator.prefetch import predict
+from evaluator.sandbox.limits import wall_limit
+from evaluator.sandbox.pool import WorkerPool
 from pipeline.process.pytest_shim import assert_code_for_pytest
 
 PYTEST_BLOCK = '''

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import Limits, evaluate
-from evaluator.pool import WorkerPool, claim_slot
+from evaluator.sandbox.pool import WorkerPool, claim_slot
 
 ROOT = Path(__file__).resolve().parents[2]
 STDIN = {"kind": "stdin", "cases": [{"input": "", "output": "ok\n"}]}
@@ -37,7 +37,7 @@ def test_pools_and_processes_never_share_a_slot():
         with small.worker() as a, large.worker() as b, large.worker() as c:
             slots = {a.slot, b.slot, c.slot}
         assert len(slots) == 3
-        other = subprocess.run([sys.executable, "-c", "from evaluator.pool import claim_slot\nprint(claim_slot()[0])"],
+        other = subprocess.run([sys.executable, "-c", "from evaluator.sandbox.pool import claim_slot\nprint(claim_slot()[0])"],
                                cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert int(other.stdout) not in slots  # another process on the machine takes a free one
     finally:

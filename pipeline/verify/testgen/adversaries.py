@@ -23,7 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-from evaluator.lift import bound_names
+from evaluator.asserts.lift import bound_names
 
 # --- sample hardcoders ---------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from evaluator import lift
+from evaluator.asserts import lift
 from pipeline.schema import Tests
 
 Entry = tuple[str, ...]  # ("function", name) or ("method", class name, method name)

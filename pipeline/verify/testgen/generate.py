@@ -249,7 +249,7 @@ def _values_many(jobs: list[tuple[str, Tests, list, tuple | None]], workers: int
     go to each (``budget_s``, ``stop_after_timeout``)."""
     import os
 
-    from evaluator.pool import shared_pool
+    from evaluator.sandbox.pool import shared_pool
     from evaluator.values import call_values
 
     if not jobs:

@@ -1,8 +1,8 @@
 """The parent's side of a lifted ``assert`` test: the request, and the verdict from the
-candidate's reply stream (see :mod:`evaluator.lift` and :mod:`evaluator.steps`).
+candidate's reply stream (see :mod:`evaluator.asserts.lift` and :mod:`evaluator.runtime.steps`).
 
 Why here, in the caller's process: the candidate only says what each call returned or raised;
-the parent decodes that as plain data (:func:`evaluator.wire.loads`, no program object ever
+the parent decodes that as plain data (:func:`evaluator.runtime.wire.loads`, no program object ever
 crosses) and evaluates each assert itself, in order, as the judge would. The first failing
 assert decides, whatever the program did after it; a reply missing before any failure means
 the process ended, which the process's own end decides. Where the parent cannot be sure the
@@ -18,21 +18,22 @@ import json
 import signal
 from typing import Any, Callable
 
-from evaluator import judge, lift, wire
+from evaluator.asserts import judge, lift
 from evaluator.model import Run
-from evaluator.steps import STREAM_FULL
+from evaluator.runtime import wire
+from evaluator.runtime.steps import STREAM_FULL
 
 Outcome = tuple[str, str]  # (verdict, message)
 
 
 def _efbig(info: dict) -> bool:
     """The call failed writing past the output cap (the errno travels as a number, see
-    :func:`evaluator.harness._error`)."""
+    :func:`evaluator.runtime.ops.plain_error`)."""
     return info.get("errno") == errno.EFBIG
 
 
 def step_lines(steps: list[dict]) -> tuple[str, list[int]]:
-    """Steps as the fork server feeds them (:class:`evaluator.worker._Feed`): one JSON line each,
+    """Steps as the fork server feeds them (:class:`evaluator.sandbox.worker._Feed`): one JSON line each,
     and each line's length in bytes (all it learns of them)."""
     lines = [json.dumps(s, separators=(",", ":")) + "\n" for s in steps]
     return "".join(lines), [len(line.encode()) for line in lines]
@@ -46,7 +47,7 @@ def lines_text(lengths: list[int]) -> str:
 
 
 def payload(plan: lift.Plan) -> tuple[str, list[int]]:
-    """The plan's steps as the candidate reads them (:func:`evaluator.steps.run_steps`)."""
+    """The plan's steps as the candidate reads them (:func:`evaluator.runtime.steps.run_steps`)."""
     return step_lines([s.to_json() for s in plan.steps])
 
 
@@ -55,20 +56,20 @@ def _refuse(tagged: dict) -> Any:
 
 
 def exception_outcome(info: Any) -> Outcome:
-    """What the judge reports when a call raised ``info`` (mirrors :func:`evaluator.judge.run`
+    """What the judge reports when a call raised ``info`` (mirrors :func:`evaluator.asserts.judge.run`
     and the report's classification): an ``AssertionError`` fails the test, a ``MemoryError`` is
     the memory limit, an ``OSError`` with errno EFBIG the output limit, anything else a runtime error."""
     if not isinstance(info, dict):
         return "runtime_error", "the program raised"
     name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
     msg = str(info.get("msg", ""))
-    if name in judge._ENDS_RUN or base in judge._ENDS_RUN:
+    if name in judge.ENDS_RUN or base in judge.ENDS_RUN:
         text = f"the program raised {name} inside a call: {msg[:200]}"[:300]
         return ("output_limit" if _efbig(info) else "runtime_error"), text
-    if name in judge._ENDS_ITERATION or base in judge._ENDS_ITERATION:
+    if name in judge.ENDS_ITERATION or base in judge.ENDS_ITERATION:
         return "runtime_error", f"the program raised {name} inside a call"
     try:
-        cls = judge._BUILTIN_EXC.get(name) or type(name, (judge._BUILTIN_EXC.get(base, Exception),), {})
+        cls = judge.BUILTIN_EXCEPTIONS.get(name) or type(name, (judge.BUILTIN_EXCEPTIONS.get(base, Exception),), {})
         exc = cls(msg)
         text = str(exc)[:300]
     except Exception as err:  # noqa: BLE001 - the judge fails the same way building it
@@ -93,7 +94,7 @@ def _fatal_outcome(info: Any) -> Outcome:
     return "runtime_error", f"{name}: {msg}"
 
 
-def _lines(run: Run) -> list[dict | None]:
+def reply_lines(run: Run) -> list[dict | None]:
     """The candidate's reply stream, a message per line (None: not one this side can read).
 
     The stream ends before the first reply that was not whole when the next step was revealed
@@ -121,7 +122,7 @@ def decide(plan: lift.Plan, run: Run, classify: Callable[[Run, str], tuple[str |
     if run.candidate is None:  # the fork server or the wall budget failed us: same as any test
         verdict, msg = classify(run, "calls")
         return {"verdict": verdict or "internal_error", "message": msg}
-    lines, cand = _lines(run), run.candidate
+    lines, cand = reply_lines(run), run.candidate
     stats = {"calls": 0, "call_s": 0.0}
 
     def ended() -> dict | None:

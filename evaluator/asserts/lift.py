@@ -41,10 +41,10 @@ def parse_code(code: str) -> ast.Module:
 
 MAX_LITERAL_ITEMS = 1 << 20  # `[0] * n` and `"a" * n` in arguments, as built here
 MAX_INT_BITS = 1 << 16
-_IMPORTABLE = frozenset(("math", "cmath", "typing", "collections", "itertools", "functools", "heapq", "bisect",
+IMPORTABLE = frozenset(("math", "cmath", "typing", "collections", "itertools", "functools", "heapq", "bisect",
                          "re", "string", "fractions", "decimal", "statistics", "operator"))
 # Pure builtins a check may apply to a returned value (plain data in, plain data out).
-_HELPERS = {name: getattr(builtins, name) for name in (
+HELPERS = {name: getattr(builtins, name) for name in (
     "abs", "round", "len", "sorted", "set", "frozenset", "list", "tuple", "sum", "min", "max", "all", "any",
     "int", "float", "str", "bool")}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -58,7 +58,7 @@ class Undecided(Exception):
     """The parent cannot say what the judge would: ask the judge."""
 
 
-class _NotLiftable(Exception):
+class NotLiftable(Exception):
     pass
 
 
@@ -74,8 +74,8 @@ class Step:
     kwargs: tuple = ()
 
     def to_json(self) -> dict:
-        """The step as the candidate reads it (arguments in :mod:`evaluator.wire` form)."""
-        from evaluator import wire
+        """The step as the candidate reads it (arguments in :mod:`evaluator.runtime.wire` form)."""
+        from evaluator.runtime import wire
 
         if self.op == "name":
             return {"op": "name", "n": self.name}
@@ -135,7 +135,7 @@ def bound_names(tree: ast.AST) -> set[str]:
 @lru_cache(maxsize=256)
 def prelude_names(prelude: str | None) -> frozenset[str] | None:
     """The names a problem's prelude binds (the judge's own, never the program's: see
-    :mod:`evaluator.names`); None when they cannot be known here (a star import of a module
+    :mod:`evaluator.asserts.names`); None when they cannot be known here (a star import of a module
     that is not the standard library's, or a prelude that does not parse)."""
     if not prelude:
         return frozenset()
@@ -163,13 +163,13 @@ def prelude_names(prelude: str | None) -> frozenset[str] | None:
 
 def _check_size(value: Any) -> Any:
     if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-        raise _NotLiftable("integer too large")
+        raise NotLiftable("integer too large")
     if isinstance(value, (str, bytes, list, tuple)) and len(value) > MAX_LITERAL_ITEMS:
-        raise _NotLiftable("literal too large")
+        raise NotLiftable("literal too large")
     return value
 
 
-class _Lifter:
+class Lifter:
     def __init__(self, tree: ast.Module, fn_name: str | None, prelude: frozenset[str] = frozenset()) -> None:
         self.bound = bound_names(tree) | prelude
         self.fn_name = fn_name
@@ -187,35 +187,35 @@ class _Lifter:
             return node.value
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             if any(isinstance(e, ast.Starred) for e in node.elts):
-                raise _NotLiftable("starred")
+                raise NotLiftable("starred")
             items = [self.literal(e) for e in node.elts]
             return _check_size(list(items) if isinstance(node, ast.List) else tuple(items) if isinstance(node, ast.Tuple)
                                else set(items) if items else _fail("empty set display"))
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
-                raise _NotLiftable("dict unpacking")
+                raise NotLiftable("dict unpacking")
             return {self.literal(k): self.literal(v) for k, v in zip(node.keys, node.values)}
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
             value = self.literal(node.operand)
             if not isinstance(value, (int, float, complex)):
-                raise _NotLiftable("unary operator on a non-number")
+                raise NotLiftable("unary operator on a non-number")
             return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)](value)
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
             left, right = self.literal(node.left), self.literal(node.right)
             numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right))
             if isinstance(node.op, ast.Pow) and not (numbers and abs(right) <= 4096 and abs(left) < 1 << 64):
-                raise _NotLiftable("large power")
+                raise NotLiftable("large power")
             if isinstance(node.op, ast.Mult) and not numbers:
                 if not (isinstance(left, (str, list, tuple)) and type(right) is int or
                         isinstance(right, (str, list, tuple)) and type(left) is int):
-                    raise _NotLiftable("multiplication")
+                    raise NotLiftable("multiplication")
                 seq, n = (left, right) if type(right) is int else (right, left)
                 if n * len(seq) > MAX_LITERAL_ITEMS:
-                    raise _NotLiftable("literal too large")
+                    raise NotLiftable("literal too large")
             try:
                 return _check_size(_ARITH[type(node.op)](left, right))
             except Exception as exc:  # noqa: BLE001 - it raises in the test too: leave it to the judge
-                raise _NotLiftable(f"arithmetic: {exc}") from None
+                raise NotLiftable(f"arithmetic: {exc}") from None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             name = node.func.id
             if self.helper(name) and name in ("set", "list", "tuple", "dict", "frozenset") and not node.args:
@@ -224,15 +224,15 @@ class _Lifter:
                 arg = self.literal(node.args[0])
                 if isinstance(arg, str) and arg.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
                     return float(arg)
-        raise _NotLiftable(f"not a literal: {type(node).__name__}")
+        raise NotLiftable(f"not a literal: {type(node).__name__}")
 
     def helper(self, name: str) -> bool:
         """A builtin the test code may use as itself: neither the test nor the program rebinds it
         (the judge binds a program's builtin-named function only for the entry point)."""
-        return (name in _HELPERS or name == "dict") and name not in self.bound and name != self.fn_name
+        return (name in HELPERS or name == "dict") and name not in self.bound and name != self.fn_name
 
     def program_name(self, name: str) -> bool:
-        """A name the judge would bind to the program's own object (see :mod:`evaluator.names`)."""
+        """A name the judge would bind to the program's own object (see :mod:`evaluator.asserts.names`)."""
         return (name.isidentifier() and not name.startswith("__") and not hasattr(builtins, name)
                 and name not in sys.stdlib_module_names and name not in self.bound)
 
@@ -256,14 +256,14 @@ class _Lifter:
                 call = stmt.value
                 fn = defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
                 if fn is None or call.keywords or len(call.args) != len(fn.args.args) or depth > 3:
-                    raise _NotLiftable("a call of something but a test function")
+                    raise NotLiftable("a call of something but a test function")
                 inner = {p.arg: self.entry(a, params) for p, a in zip(fn.args.args, call.args)}
                 self.block(fn.body, inner, defs, depth + 1)
                 taken = _all_steps(self.checks)
                 if any(i not in taken for t in inner.values() for i in t):
-                    raise _NotLiftable("a test function that calls nothing")
+                    raise NotLiftable("a test function that calls nothing")
             else:
-                raise _NotLiftable(f"statement {type(stmt).__name__}")
+                raise NotLiftable(f"statement {type(stmt).__name__}")
 
     def harmless(self, stmt: ast.stmt) -> bool:
         """Statements with no effect on the program: docstrings, ``pass``, ``assert True``,
@@ -273,17 +273,17 @@ class _Lifter:
         if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and stmt.test.value:
             return True  # its message is never evaluated
         if isinstance(stmt, ast.Import):
-            if all(a.name in _IMPORTABLE for a in stmt.names):
+            if all(a.name in IMPORTABLE for a in stmt.names):
                 for a in stmt.names:
                     self.imported[a.asname or a.name] = (a.name, None)
                 return True
-            raise _NotLiftable("import")
+            raise NotLiftable("import")
         if isinstance(stmt, ast.ImportFrom):
-            if stmt.level == 0 and stmt.module in _IMPORTABLE and all(a.name != "*" for a in stmt.names):
+            if stmt.level == 0 and stmt.module in IMPORTABLE and all(a.name != "*" for a in stmt.names):
                 for a in stmt.names:
                     self.imported[a.asname or a.name] = (stmt.module, a.name)
                 return True
-            raise _NotLiftable("import")
+            raise NotLiftable("import")
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
             self.literal(stmt.value)
             return True
@@ -293,7 +293,7 @@ class _Lifter:
         a = fn.args
         if (fn.decorator_list or len(a.args) > 1 or a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg
                 or a.defaults or fn.returns is not None or any(x.annotation is not None for x in a.args)):
-            raise _NotLiftable("a function other than check(candidate) or test_x()")
+            raise NotLiftable("a function other than check(candidate) or test_x()")
 
     def entry(self, node: ast.expr, params: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
         """Steps for ``check``'s argument: ``f`` (a program name) or ``Solution().method``."""
@@ -307,7 +307,7 @@ class _Lifter:
             cls = self.add(Step("name", name=node.value.func.id))
             obj = self.add(Step("call", ref=cls))
             return (cls, obj, self.add(Step("getattr", ref=obj, name=node.attr)))
-        raise _NotLiftable("check's argument is not a program function")
+        raise NotLiftable("check's argument is not a program function")
 
     def add(self, step: Step) -> int:
         self.steps.append(step)
@@ -315,12 +315,12 @@ class _Lifter:
 
     def assert_(self, stmt: ast.stmt, params: dict[str, tuple[int, ...]]) -> None:
         if not isinstance(stmt, ast.Assert):
-            raise _NotLiftable("not a plain assert")
+            raise NotLiftable("not a plain assert")
         first = len(self.steps)
         test = self.expr(stmt.test, params)
         mine = tuple(range(self._pending(), len(self.steps)))
         if not any(self.steps[i].op == "call" and i >= first for i in mine):
-            raise _NotLiftable("an assert that calls nothing of the program")
+            raise NotLiftable("an assert that calls nothing of the program")
         message_runs = stmt.msg is not None and (  # or a message the report would read as the output limit
             not isinstance(stmt.msg, ast.Constant) or "[Errno 27]" in str(stmt.msg.value))
         self.checks.append(Check(mine, test, stmt.lineno, message_runs))
@@ -331,17 +331,17 @@ class _Lifter:
 
     def expr(self, node: ast.expr, params: dict[str, tuple[int, ...]], depth: int = 0) -> tuple:
         if depth > 20:
-            raise _NotLiftable("expression too deep")
+            raise NotLiftable("expression too deep")
         down = depth + 1
         if isinstance(node, ast.Compare):
             if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
-                raise _NotLiftable("chained comparison")
+                raise NotLiftable("chained comparison")
             op = type(node.ops[0])
             left, right = node.left, node.comparators[0]
             if op in (ast.Is, ast.IsNot) and not any(
                     isinstance(side, ast.Constant) and side.value in (None, True, False) and type(side.value) in
                     (type(None), bool) for side in (left, right)):
-                raise _NotLiftable("`is` with something but None/True/False")
+                raise NotLiftable("`is` with something but None/True/False")
             return ("cmp", op.__name__, self.expr(left, params, down), self.expr(right, params, down))
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
@@ -350,15 +350,15 @@ class _Lifter:
                 return ("lit", self.literal(node))
             if isinstance(node.op, ast.USub):
                 return ("neg", self.expr(node.operand, params, down))
-            raise _NotLiftable("unary operator")
+            raise NotLiftable("unary operator")
         if isinstance(node, ast.BinOp) and _has_call(node):
             if not isinstance(node.op, (ast.Add, ast.Sub)):
-                raise _NotLiftable("arithmetic on a returned value other than + and -")
+                raise NotLiftable("arithmetic on a returned value other than + and -")
             return ("arith", type(node.op).__name__, self.expr(node.left, params, down), self.expr(node.right, params, down))
         if isinstance(node, ast.Call):
             try:
                 return ("lit", self.literal(node))  # float('inf'), set()
-            except _NotLiftable:
+            except NotLiftable:
                 return self.call(node, params, down)
         return ("lit", self.literal(node))
 
@@ -372,15 +372,15 @@ class _Lifter:
                     self.names[func.id] = self.add(Step("name", name=func.id))
                 target = self.names[func.id]
             if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                raise _NotLiftable("starred arguments")
+                raise NotLiftable("starred arguments")
             args = tuple(self.literal(a) for a in node.args)
             kwargs = tuple((k.arg, self.literal(k.value)) for k in node.keywords)
             try:
-                from evaluator import wire
+                from evaluator.runtime import wire
 
                 wire.dumps(list(args)), wire.dumps(dict(kwargs))
             except (ValueError, RecursionError):
-                raise _NotLiftable("arguments that are not plain data") from None
+                raise NotLiftable("arguments that are not plain data") from None
             return ("step", self.add(Step("call", ref=target, args=args, kwargs=kwargs)))
         fn = self.function(func)
         args = [self.expr(a, params, depth) for a in node.args if not isinstance(a, ast.Starred) or _fail("starred")]
@@ -400,13 +400,13 @@ class _Lifter:
         if isinstance(func, ast.Name):
             if self.imported.get(func.id) == ("math", "isclose"):
                 return math.isclose
-            if func.id in _HELPERS and self.helper(func.id):
-                return _HELPERS[func.id]
-        raise _NotLiftable("a function the parent cannot apply")
+            if func.id in HELPERS and self.helper(func.id):
+                return HELPERS[func.id]
+        raise NotLiftable("a function the parent cannot apply")
 
 
 def _fail(why: str):
-    raise _NotLiftable(why)
+    raise NotLiftable(why)
 
 
 def _has_call(node: ast.AST) -> bool:
@@ -431,10 +431,10 @@ def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None)
     judges = prelude_names(prelude)
     if judges is None:
         return None
-    lifter = _Lifter(tree, fn_name, judges)
+    lifter = Lifter(tree, fn_name, judges)
     try:
         lifter.module(tree)
-    except Exception:  # noqa: BLE001 - _NotLiftable, or a literal Python itself rejects ({[1]: 2})
+    except Exception:  # noqa: BLE001 - NotLiftable, or a literal Python itself rejects ({[1]: 2})
         return None
     if not lifter.checks or _all_steps(lifter.checks) != set(range(len(lifter.steps))):
         return None

@@ -1,5 +1,5 @@
 """Per-process confinement for a forked child, and cleaning up after it: session, signals,
-resource limits, group kill. The namespaces and the filesystem view live in :mod:`evaluator.jail`.
+resource limits, group kill. The namespaces and the filesystem view live in :mod:`evaluator.sandbox.jail`.
 
 Stdlib only (``ctypes`` for ``prctl``, which Python 3.11's ``os`` lacks).
 """

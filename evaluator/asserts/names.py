@@ -17,13 +17,27 @@ the test's own checks by defining them.
 from __future__ import annotations
 
 import builtins
+import importlib
 import sys
 import types
-from typing import Any
+from typing import Any, Callable
 
 real_import = builtins.__import__
 _MUTABLE = (list, dict, set, bytearray)
 _GLOBALS: "ProgramGlobals | None" = None
+
+
+def real_module(name: str):
+    """The judge's own copy of a module the program imported (stdlib or already loaded here),
+    never one the program names into existence; None otherwise."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if name.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    try:
+        return importlib.import_module(name)
+    except BaseException:  # noqa: BLE001
+        return None
 
 
 def _volatile(value: Any, depth: int = 0) -> bool:
@@ -61,8 +75,6 @@ class ProgramGlobals:
                 or name in sys.stdlib_module_names)
 
     def bind(self, ns: "Namespace", hello_names: dict, entry_point: str | None) -> None:
-        from evaluator.judge import _real_module
-
         self.ns, self.entry = ns, entry_point
         for name, value in hello_names.items():
             if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
@@ -71,7 +83,7 @@ class ProgramGlobals:
             if name in self.prelude or (hasattr(builtins, name) and name != entry_point):
                 continue
             if name in sys.stdlib_module_names:
-                module = _real_module(name)
+                module = real_module(name)
                 if module is not None:
                     dict.__setitem__(ns, name, module)
                 continue
@@ -110,10 +122,8 @@ class ProgramGlobals:
         if name in self.prelude and self.ns is not None:
             return dict.__getitem__(self.ns, name)
         if self._judges(name):
-            from evaluator.judge import _real_module
-
             if name in sys.stdlib_module_names:
-                module = _real_module(name)
+                module = real_module(name)
                 if module is not None:
                     return module
             if hasattr(builtins, name):
@@ -182,9 +192,10 @@ class ProgramModule(types.ModuleType):
         return sorted(_GLOBALS.known) if _GLOBALS is not None else []
 
 
-def install_import(program: ProgramGlobals) -> None:
+def install_import(program: ProgramGlobals) -> Callable[..., Any]:
     """``import solution`` (and ``from solution import x``) in the judge gives the program's
-    module read through, whatever a test harness put in ``sys.modules`` (the pytest shim's copy)."""
+    module read through, whatever a test harness put in ``sys.modules`` (the pytest shim's copy).
+    Returns the new ``__import__``, which the judge never hands to the program."""
     global _GLOBALS
     _GLOBALS = program
     module = ProgramModule("solution")
@@ -195,6 +206,4 @@ def install_import(program: ProgramGlobals) -> None:
         return real_import(name, globals, locals, fromlist, level)
 
     builtins.__import__ = _import
-    from evaluator import judge
-
-    judge._UNSAFE_BUILTINS.add(id(_import))
+    return _import

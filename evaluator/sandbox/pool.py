@@ -3,7 +3,7 @@
 A worker that dies (a candidate killed it, or it crashed) is restarted transparently and
 the case it was running is reported as a crash; the evaluator carries on. Code, test code
 and checker files go to the worker as memfds over a ``SOCK_SEQPACKET`` socket (see
-:mod:`evaluator.worker`), never as bytes it reads.
+:mod:`evaluator.sandbox.worker`), never as bytes it reads.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from evaluator import limits
+from evaluator.sandbox import limits
 
-_PKG_PARENT = str(Path(__file__).resolve().parent.parent)
+_PKG_PARENT = str(Path(__file__).resolve().parents[2])  # the directory holding the evaluator package
 
 
 _warned = threading.Event()
@@ -117,7 +117,7 @@ class Worker:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "evaluator.worker", str(self.slot), str(theirs.fileno())],
+                [sys.executable, "-m", "evaluator.sandbox.worker", str(self.slot), str(theirs.fileno())],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, close_fds=True, bufsize=0,
                 pass_fds=(theirs.fileno(),),
             )
@@ -160,7 +160,7 @@ class Worker:
         """
         pid = None
         fds = [_memfd(name, text) for name, text in payload.items()]
-        timeout = float(req.get("block_s") or req["timeout_s"])  # the request carries its limits (api._request)
+        timeout = float(req.get("block_s") or req["timeout_s"])  # the request carries its limits (evaluator.runs.server_request)
         try:
             if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
                 self.start(timeout=self._budget(60.0, deadline))

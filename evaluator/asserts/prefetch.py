@@ -1,7 +1,7 @@
 """The calls a judged ``assert`` test will make first, predicted from its code, so the candidate
 runs them in one go instead of one round trip each.
 
-Why: a test the parent cannot lift (:mod:`evaluator.lift`) runs in the judge, and every call of
+Why: a test the parent cannot lift (:mod:`evaluator.asserts.lift`) runs in the judge, and every call of
 the program is then a request and a reply between two processes. Pytest-style blocks (KodCode)
 are mostly straight-line ``assert f(literals) == ...`` lines with a few things only the judge can
 do (``pytest.raises``, ``approx``, helpers). Their calls are predictable: the literal calls of a
@@ -11,7 +11,7 @@ Prediction is only a guess and never decides anything. The candidate streams the
 calls' replies; the judge takes each one only when the test makes exactly that call next (same
 function, same arguments), and says the run ``departed`` when it makes anything else first, or
 passes without taking them all. The parent then judges the test again with no prefetch, so a
-verdict never depends on the guess (see :func:`evaluator.api.classify`).
+verdict never depends on the guess (see :func:`evaluator.runs.classify`).
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from evaluator import wire
-from evaluator.lift import _HELPERS, _IMPORTABLE, _Lifter, _NotLiftable, parse_code, prelude_names
+from evaluator.asserts.lift import HELPERS, IMPORTABLE, Lifter, NotLiftable, parse_code, prelude_names
+from evaluator.runtime import wire
 
 # What the test may call before a predicted call: nothing the program could see. The judge and the
 # candidate share the case's files, so a test that writes a file and then calls ``f("a.txt")`` must
 # not have the call run ahead of the write; anything else ends the prediction there.
-PURE_BUILTINS = frozenset(_HELPERS) | frozenset((  # the lifter's pure helpers, and more a test only calls
+PURE_BUILTINS = frozenset(HELPERS) | frozenset((  # the lifter's pure helpers, and more a test only calls
     "ascii", "bin", "bytes", "chr", "complex", "dict", "divmod", "enumerate", "filter", "format", "hash", "hex",
     "isinstance", "issubclass", "iter", "map", "next", "oct", "ord", "pow", "print", "range", "repr", "reversed",
     "set", "slice", "zip"))
-PURE_MODULES = _IMPORTABLE | {"copy", "json", "pytest"}  # the modules a lifted test may import, and these
+PURE_MODULES = IMPORTABLE | {"copy", "json", "pytest"}  # the modules a lifted test may import, and these
 MAX_CALLS = 512
 MAX_ARGS_CHARS = 1 << 20  # all predicted calls' arguments together, as JSON
 SHIM_FILE = "test_solution.py"  # the pytest shim compiles the test code under this name (pipeline.process.pytest_shim)
@@ -52,7 +52,7 @@ def canonical(args: Any, kwargs: Any) -> str:
 
 class _Predictor:
     def __init__(self, tree: ast.Module, fn_name: str | None, shim: bool, prelude: frozenset[str] = frozenset()) -> None:
-        self.literals = _Lifter(tree, fn_name, prelude)
+        self.literals = Lifter(tree, fn_name, prelude)
         self.fn_name = fn_name
         self.calls: list[Call] = []
         self.size = 0
@@ -186,10 +186,10 @@ class _Predictor:
             return
         try:
             if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
-                raise _NotLiftable("unpacking")
+                raise NotLiftable("unpacking")
             args = wire.dumps([self.literals.literal(a) for a in node.args])
             kwargs = wire.dumps({kw.arg: self.literals.literal(kw.value) for kw in node.keywords})
-        except (_NotLiftable, wire.WireError, RecursionError, TypeError) as exc:
+        except (NotLiftable, wire.WireError, RecursionError, TypeError) as exc:
             raise _Stop(f"a call of the program with arguments computed at run time: {exc}") from None
         self.size += len(canonical(args, kwargs))
         if len(self.calls) >= MAX_CALLS or self.size > MAX_ARGS_CHARS:

@@ -1,14 +1,14 @@
-"""The candidate's side of a lifted ``assert`` test (:mod:`evaluator.lift`) and of a ``call`` test's
+"""The candidate's side of a lifted ``assert`` test (:mod:`evaluator.asserts.lift`) and of a ``call`` test's
 cases: run the program, then answer its steps as the fork server reveals them, one at a time.
 
-Why it mirrors :func:`evaluator.harness.serve` so closely: a lifted test must mean what the
-judge's would. So the program runs by the same :func:`evaluator.harness.run_main` (prelude,
+Why it mirrors :func:`evaluator.runtime.harness.serve` so closely: a lifted test must mean what the
+judge's would. So the program runs by the same :func:`evaluator.runtime.harness.run_main` (prelude,
 ``__main__``, its names encoded once after the top level, side effects included), its output is
-captured per step, and each request is answered by the same :func:`evaluator.ops.answer`. It
+captured per step, and each request is answered by the same :func:`evaluator.runtime.ops.answer`. It
 never sees an expected value, never compares and never reports success: each line is only what
 a step returned or raised. And it never holds a step before answering the one before: the fork
 server writes step k to ``step_fd`` only after the reply to step k-1 has left this process
-(:class:`evaluator.worker._Feed`), so no call can be answered with another's arguments.
+(:class:`evaluator.sandbox.worker._Feed`), so no call can be answered with another's arguments.
 
 Reply stream on ``reply_fd`` (a pipe the fork server empties): ``{"names": [...]}`` or
 ``{"fatal": error}``, then per step ``{"r": value, "t": seconds}`` or ``{"x": error}`` (for a
@@ -23,7 +23,7 @@ import json
 import os
 import time
 
-from evaluator import ops, peer, wire
+from evaluator.runtime import ops, peer, wire
 
 STREAM_FULL = 121  # kept for the parent's classification: a reply stream past its cap (the parent asks the judge)
 MAX_HELLO = 256 << 20  # the judge's limit on one message (judge.MAX_REPLY)
@@ -60,9 +60,9 @@ class _Steps:
 
 def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -> None:
     """Run the program and its steps; never returns (``os._exit``)."""
-    from evaluator.harness import _error, _fresh_stdio, _resolve, call_value, run_main
+    from evaluator.runtime.harness import call_value, fresh_stdio, resolve_entry, run_main
 
-    _fresh_stdio()
+    fresh_stdio()
     conn = peer.Conn(-1, -1)
     cases = bool(req.get("cases"))  # a call test: the names are not the test's business
 
@@ -93,7 +93,7 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
             else:
                 hello = {"names": sorted(hello["names"])}
         except BaseException as exc:  # noqa: BLE001 - a MemoryError: the program's fatal error
-            hello = {"fatal": _error(exc)}
+            hello = {"fatal": ops.plain_error(exc)}
     emit(hello, out, err)
     if "names" not in hello:
         os._exit(0)
@@ -120,7 +120,7 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
                 try:
                     if "p" in step:  # the oracle's call: arguments and the value as plain data
                         args, kwargs = (conn.resolve(p) for p in step["p"])
-                        line = {"r": conn.encode(_resolve(ns, str(step.get("n")))(*args, **kwargs))}
+                        line = {"r": conn.encode(resolve_entry(ns, str(step.get("n")))(*args, **kwargs))}
                     else:
                         line = call_value(ns, str(step.get("n")), str(step.get("a")))
                 except BaseException as exc:  # noqa: BLE001 - the case fails; the next one runs

@@ -1,6 +1,6 @@
-"""The fork server: one long-lived process per evaluator slot (``python -m evaluator.worker SLOT``).
+"""The fork server: one long-lived process per evaluator slot (``python -m evaluator.sandbox.worker SLOT``).
 
-It enters its jail once (:class:`evaluator.jail.Jail`), imports common modules once, then forks
+It enters its jail once (:class:`evaluator.sandbox.jail.Jail`), imports common modules once, then forks
 fresh, confined children per test case, so each case costs a fork instead of an interpreter
 start. Protocol: requests arrive on a ``SOCK_SEQPACKET`` socket (fd 3) as one JSON message with
 file descriptors attached: the program's code, the case's input and, for ``assert`` tests, the
@@ -16,7 +16,7 @@ call the test has yet to make. For ``assert`` tests the judge child is forked be
 candidate child exists. The judge writes a byte to a pipe of ours per request it sends the
 program; each starts a call, and each call gets the case's CPU limit, timed here from outside the
 program's process (:func:`_cpu_clock`), and extends the block's wall deadline by one limit, up to
-the cap (:mod:`evaluator.limits`). Lifted and ``call`` steps are fed here one at a time: the next
+the cap (:mod:`evaluator.sandbox.limits`). Lifted and ``call`` steps are fed here one at a time: the next
 only after the program's reply to the one before has left its process.
 """
 
@@ -32,7 +32,8 @@ import socket
 import sys
 import time
 
-from evaluator import harness, jail, limits, sandbox, steps
+from evaluator.runtime import harness, steps
+from evaluator.sandbox import jail, limits, process
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -41,6 +42,25 @@ CHECKER_FILES = ("input.txt", "expected.txt", "output.txt")
 MAX_REPLIES = 1 << 28  # a step stream's replies, all together
 _NONBLOCK = getattr(os, "SPLICE_F_NONBLOCK", 2)
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+PRELOAD_MODULES = (  # what programs commonly import
+    "string re datetime collections heapq bisect copy math random statistics itertools functools "
+    "operator io json typing decimal fractions array dataclasses enum fnmatch hashlib unittest sortedcontainers"
+).split()
+
+
+def preload() -> None:
+    """Import what programs commonly import, so every forked child starts with them loaded."""
+    for name in PRELOAD_MODULES:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    # What the children import after entering the jail, where our package is not visible.
+    import evaluator.asserts.judge  # noqa: F401 - the assert judge
+    import evaluator.compare  # noqa: F401 - the call encoder
+    import evaluator.runtime.peer  # noqa: F401 - the candidate's end of the assert pipes
+    import evaluator.runtime.steps  # noqa: F401 - the candidate's side of a lifted assert test
+    import evaluator.runtime.wire  # noqa: F401
 
 
 def _memfd(name: str) -> int:
@@ -169,10 +189,10 @@ class _Feed:
 
 class ForkServer:
     def __init__(self, slot: int, out, sock: socket.socket) -> None:
-        sandbox.set_subreaper()
-        harness.preload()  # before the jail: our own package is not visible inside it
+        process.set_subreaper()
+        preload()  # before the jail: our own package is not visible inside it
         self.jail = jail.Jail(slot)
-        sandbox.prepare_server()  # after the jail: it reads our environment
+        process.prepare_server()  # after the jail: it reads our environment
         gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
         self.out, self.sock = out, sock
         self.pid_sent = False
@@ -203,9 +223,9 @@ class ForkServer:
             spare = self.jail.ruleset_fd if self.jail.ruleset_fd is not None else 1 << 16
             os.closerange(len(keep), spare)  # everything but the kept fds and the ruleset
             os.closerange(spare + 1, 1 << 16)
-            sandbox.prepare_child()
+            process.prepare_child()
             self.jail.enter()
-            sandbox.set_limits(**limits)  # the rest it inherits (sandbox.prepare_server); random reseeds itself
+            process.set_limits(**limits)  # the rest it inherits (process.prepare_server); random reseeds itself
             confined = True
             run()
         except BaseException as exc:  # noqa: BLE001 - never run untrusted code unconfined
@@ -213,20 +233,20 @@ class ForkServer:
                 what = "error" if confined else "sandbox setup failed"
                 os.write(2, f"microcoder-eval: {what}: {type(exc).__name__}: {exc}\n".encode())
             finally:
-                os._exit(1 if confined else sandbox.SETUP_FAILED)
-        os._exit(1 if confined else sandbox.SETUP_FAILED)
+                os._exit(1 if confined else process.SETUP_FAILED)
+        os._exit(1 if confined else process.SETUP_FAILED)
 
     def run_case(self, req: dict, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
-        timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.api._request)
+        timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.runs.server_request)
         kind = req["kind"]
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
         cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
         out_cap = int(req["output_mb"]) << 20
-        mem = max(int(req["memory_mb"]) << 20, sandbox.vm_size_bytes() + (256 << 20))
+        mem = max(int(req["memory_mb"]) << 20, process.vm_size_bytes() + (256 << 20))
         limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                    "nproc": int(req.get("nproc") or 256)}
         workdir = self.jail.begin_case()
-        sandbox.set_home(workdir)
+        process.set_home(workdir)
         procs: dict[str, tuple[int, list[int]]] = {}
         ticks, feed = None, None
         start = time.perf_counter()
@@ -244,7 +264,7 @@ class ForkServer:
 
                 def judge() -> None:
                     jail.prctl(jail.PR_SET_DUMPABLE, 0)
-                    from evaluator import judge as judge_mod
+                    from evaluator.asserts import judge as judge_mod
 
                     judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
                                   call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
@@ -318,7 +338,7 @@ class ForkServer:
                 else:
                     passed[f"{name}.{what}"] = fd
             out[name] = proc
-        out["leftovers"] = sandbox.reap_children()
+        out["leftovers"] = process.reap_children()
         return out, passed
 
     def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float, ticks: int | None,
@@ -331,11 +351,11 @@ class ForkServer:
         candidate's CPU, read from its clock (:func:`_cpu_clock`) at least every
         :data:`limits.CPU_POLL_S`: past it the candidate dies, a time limit whatever the judge
         does next. Each call buys the block another wall limit, up to the cap
-        (:func:`evaluator.limits.block_deadline`); a fed step must also end within one wall limit
+        (:func:`evaluator.sandbox.limits.block_deadline`); a fed step must also end within one wall limit
         of its start. The judge's bytes are read at those readings, not as they come: the judge
         and the program keep the cores, and a call's CPU counts from at most one reading after
         its start. ``charge_top``: a call test's steps each carry the program's top level, as a
-        case in a process of its own would (:func:`evaluator.limits.call_share`)."""
+        case in a process of its own would (:func:`evaluator.sandbox.limits.call_share`)."""
         main = "judge" if "judge" in procs else "candidate"
         cand = procs["candidate"][0]
         clock = _cpu_clock(cand)
@@ -454,7 +474,7 @@ class ForkServer:
 
     @staticmethod
     def _kill(pid: int) -> None:
-        sandbox.kill_group(pid)
+        process.kill_group(pid)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -468,7 +488,7 @@ def pin_to_core(slot: int) -> None:
     and this server feeding its steps), and only one of them works at a time; on one core a
     hand-off is a switch on that core, where across cores it waits for the other core's
     scheduler, which on a busy machine costs more than the call. Slots are unique on the
-    machine (:func:`evaluator.pool.claim_slot`), so a pool's workers spread over the cores."""
+    machine (:func:`evaluator.sandbox.pool.claim_slot`), so a pool's workers spread over the cores."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > 1:
         os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
@@ -488,9 +508,9 @@ def _receive(sock: socket.socket) -> tuple[dict, dict[str, int]] | None:
 
 
 def main() -> None:
-    if os.environ.get(_REEXEC_FLAG) != "1" and sandbox.raise_stack_limit():
+    if os.environ.get(_REEXEC_FLAG) != "1" and process.raise_stack_limit():
         os.environ[_REEXEC_FLAG] = "1"  # the new stack limit shapes the layout only after exec
-        os.execv(sys.executable, [sys.executable, "-m", "evaluator.worker", *sys.argv[1:]])
+        os.execv(sys.executable, [sys.executable, "-m", "evaluator.sandbox.worker", *sys.argv[1:]])
     slot = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     pin_to_core(slot)
     request_fd = int(sys.argv[2]) if len(sys.argv) > 2 else REQUEST_FD

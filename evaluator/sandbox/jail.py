@@ -29,7 +29,7 @@ import shutil
 import sys
 import tempfile
 
-from evaluator import landlock
+from evaluator.sandbox import landlock
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000

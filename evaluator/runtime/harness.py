@@ -26,10 +26,6 @@ CALL_PRELUDE = (
     "import string, re, datetime, collections, heapq, bisect, copy, math, random, statistics\n"
     "import itertools, functools, operator, io, sys, json\n"
 )
-PRELOAD_MODULES = (
-    "string re datetime collections heapq bisect copy math random statistics itertools functools "
-    "operator io json typing decimal fractions array dataclasses enum fnmatch hashlib unittest sortedcontainers"
-).split()
 
 
 class _Unserializable(TypeError):
@@ -86,13 +82,13 @@ def _join_threads() -> None:
             t.join()
 
 
-def _fresh_stdio() -> None:
+def fresh_stdio() -> None:
     sys.stdin = sys.__stdin__ = open(0, "r", encoding="utf-8", errors="replace", closefd=False)
     sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
     sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
 
 
-def _resolve(ns: dict, fn_name: str):
+def resolve_entry(ns: dict, fn_name: str):
     cls = ns.get("Solution")
     if isinstance(cls, type) and fn_name and hasattr(cls, fn_name):
         return getattr(cls(), fn_name)
@@ -100,18 +96,6 @@ def _resolve(ns: dict, fn_name: str):
     if fn is None:
         raise NameError(f"function {fn_name!r} is not defined")
     return fn
-
-
-def _error(exc: BaseException) -> dict:
-    """An exception as data; an ``OSError`` keeps its errno (EFBIG: the output cap, read as a number)."""
-    try:
-        out = {"type": type(exc).__name__, "msg": str(exc)[:300]}
-        code = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
-    except BaseException:  # noqa: BLE001 - a hostile __str__ or errno
-        return {"type": "Exception", "msg": ""}
-    if type(code) is int:
-        out["errno"] = code
-    return out
 
 
 # Exit statuses that say which limit ended the program, so the parent classifies from the status
@@ -151,10 +135,10 @@ def run(req: dict, code: str) -> None:
 
     The verdict is made by the parent from what this process leaves behind: its exit status and
     its stdout. A program that forges either only changes what it answered. (``call`` cases run
-    as the steps of :mod:`evaluator.steps`, one process for a test's calls.)
+    as the steps of :mod:`evaluator.runtime.steps`, one process for a test's calls.)
     """
     exit_ = os._exit
-    _fresh_stdio()
+    fresh_stdio()
     kind = req["kind"]
     source = (req.get("prelude") or "") + "\n" + code
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
@@ -179,11 +163,11 @@ def run(req: dict, code: str) -> None:
 
 
 def call_value(ns: dict, fn_name: str, args_text: str) -> dict:
-    """One ``call`` case in a program's namespace: its entry (:func:`_resolve`, a fresh
+    """One ``call`` case in a program's namespace: its entry (:func:`resolve_entry`, a fresh
     ``Solution()`` each time) called on the JSON arguments; ``{"v": JSON of the value}``, or
     ``{"u": why}`` for a value that is not plain data. Exceptions propagate."""
     args = json.loads(args_text)
-    result = _resolve(ns, fn_name)(*(args if isinstance(args, list) else [args]))
+    result = resolve_entry(ns, fn_name)(*(args if isinstance(args, list) else [args]))
     try:
         return {"v": _dumps(result)}
     except _Unserializable as exc:
@@ -193,17 +177,17 @@ def call_value(ns: dict, fn_name: str, args_text: str) -> dict:
 def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tuple[dict, dict, str, str]:
     """Run the solution as ``__main__`` for an ``assert`` test, then encode the names it defines.
 
-    Shared by :func:`serve` (the judge's hello) and :func:`evaluator.steps.run_steps` (a lifted
+    Shared by :func:`serve` (the judge's hello) and :func:`evaluator.runtime.steps.run_steps` (a lifted
     test), because a lifted test must mean what the judge's would: the same prelude, ``sys.argv``,
     captured output, and each name encoded once, with whatever side effects encoding has.
-    ``conn`` (a :class:`evaluator.peer.Conn`) encodes, and watches the namespace from then on.
+    ``conn`` (a :class:`evaluator.runtime.peer.Conn`) encodes, and watches the namespace from then on.
     Returns the namespace, ``{"names": {name: wire form}}`` (or ``{"fatal": error}`` if running
     or encoding raised), and what the program printed on stdout and stderr. ``names`` False: a
     ``call`` test's process, whose names nobody reads (a process per case never encoded them).
-    ``capture``: a :class:`evaluator.peer.captured` already in place for the whole run (a stdout the
+    ``capture``: a :class:`evaluator.runtime.peer.captured` already in place for the whole run (a stdout the
     program keeps a reference to then still reaches the test); else one for the top level.
     """
-    from evaluator import ops, peer
+    from evaluator.runtime import ops, peer
 
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     sys.argv = ["solution.py"]
@@ -227,13 +211,13 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
 
     Runs the solution as ``__main__``, sends the names it defines, then answers the judge's
     requests (call, attribute, len, iteration, ...) one at a time with plain data (see
-    :mod:`evaluator.wire` and :mod:`evaluator.peer`). It never sees the test code, never sees a
+    :mod:`evaluator.runtime.wire` and :mod:`evaluator.runtime.peer`). It never sees the test code, never sees a
     request before the judge sends it (whether the judge predicted it or not: the same path),
     and never reports a result.
     """
-    from evaluator import peer
+    from evaluator.runtime import peer
 
-    _fresh_stdio()
+    fresh_stdio()
     conn = peer.Conn(rfd, wfd)
     conn.capture = peer.captured().__enter__()  # for good: each reply takes what was printed since the last
     _, message, out, err = run_main(req, code, conn, capture=conn.capture)
@@ -243,17 +227,3 @@ def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
         request = conn.receive()  # the judge's end of file: os._exit(0)
         conn.handle(request)
 
-
-def preload() -> None:
-    """Import what programs commonly import, so every forked child starts with them loaded."""
-    for name in PRELOAD_MODULES:
-        try:
-            __import__(name)
-        except ImportError:
-            pass
-    # What the children import after entering the jail, where our package is not visible.
-    import evaluator.compare  # noqa: F401 - the call encoder
-    import evaluator.judge  # noqa: F401 - the assert judge
-    import evaluator.peer  # noqa: F401 - the candidate's end of the assert pipes
-    import evaluator.steps  # noqa: F401 - the candidate's side of a lifted assert test
-    import evaluator.wire  # noqa: F401

@@ -1,9 +1,9 @@
 """The operations one side of an ``assert`` test asks of an object the other side owns (call,
 attribute, item, ``len``, iteration, comparison, hash, text), answered here for both sides.
 
-Why one place: the judge asks them of the program's objects (:class:`evaluator.judge.Remote`),
+Why one place: the judge asks them of the program's objects (:class:`evaluator.asserts.judge.Remote`),
 and the program asks them of the test's own objects (a callback, a ``key=``, an object of a
-class the test defines; :class:`evaluator.peer.JudgeProxy`). The judge's side is ``guarded``:
+class the test defines; :class:`evaluator.runtime.peer.JudgeProxy`). The judge's side is ``guarded``:
 the program may only use what the test handed it, through public names, and never reaches the
 judge's frames, code or modules (which would let it write the judge's report itself).
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
-from evaluator import wire
-from evaluator.harness import _error
+from evaluator.runtime import wire
 
 PLAIN_RESULT = {"len": int, "str": str, "repr": str, "bool": bool, "hash": int, "contains": bool}
 _COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
@@ -22,12 +21,24 @@ _COMPARE = {"eq": operator.eq, "lt": operator.lt, "le": operator.le, "gt": opera
 MUTABLE = (list, dict, set, bytearray, wire.deque)
 
 
+def plain_error(exc: BaseException) -> dict:
+    """An exception as data; an ``OSError`` keeps its errno (EFBIG: the output cap, read as a number)."""
+    try:
+        out = {"type": type(exc).__name__, "msg": str(exc)[:300]}
+        code = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    except BaseException:  # noqa: BLE001 - a hostile __str__ or errno
+        return {"type": "Exception", "msg": ""}
+    if type(code) is int:
+        out["errno"] = code
+    return out
+
+
 def error(exc: BaseException, encode: Callable[[Any], Any] | None = None) -> dict:
-    """An exception as data: its type name and message (:func:`evaluator.harness._error`), its
+    """An exception as data: its type name and message (:func:`plain_error`), its
     nearest built-in base class and the program's classes between (``chain``), an ``OSError``'s
     errno (EFBIG: the output cap, read as a number), and with ``encode`` its ``args`` and
     attributes, so the other side can rebuild it (``e.value.code``, ``e.args[0]``)."""
-    out = {**_error(exc), "base": wire.exception_base(type(exc)), "chain": wire.exception_chain(type(exc))}
+    out = {**plain_error(exc), "base": wire.exception_base(type(exc)), "chain": wire.exception_chain(type(exc))}
     if encode is not None:
         try:
             out["args"] = encode(list(BaseException.args.__get__(exc)))

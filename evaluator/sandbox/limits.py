@@ -3,7 +3,7 @@
 Why per call: an ``assert`` test of a hundred calls (LeetCode's ``check(candidate)``) is a hundred
 tests to a judge, each with the test's limit. One limit for the whole block failed correct
 programs; no limit on the block would let one looping call stall a caller. So each call gets the
-limit (its CPU timed by the fork server, :mod:`evaluator.worker`; its wall time by the judge,
+limit (its CPU timed by the fork server, :mod:`evaluator.sandbox.worker`; its wall time by the judge,
 :func:`wall_limit`), and the block a budget of one limit per call made, capped (:func:`block_cap`).
 
 How exact: the fork server reads the program's CPU clock from outside its process every

@@ -9,8 +9,8 @@ calls it may ask the judge something (a callback), and the judge may ask back in
 
 Each outermost request is answered with what the program printed meanwhile (``out``, ``err``),
 and the names of its module globals that the request rebound (``g``), so the judge reads them
-afresh when the test next does (:mod:`evaluator.judge`). Limits are not this process's
-business: the fork server times each request from outside (:mod:`evaluator.worker`).
+afresh when the test next does (:mod:`evaluator.asserts.judge`). Limits are not this process's
+business: the fork server times each request from outside (:mod:`evaluator.sandbox.worker`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Any
 
-from evaluator import ops, wire
+from evaluator.runtime import ops, wire
 
 MAX_MESSAGE = 1 << 30
 _MISSING = object()

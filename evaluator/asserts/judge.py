@@ -4,13 +4,13 @@ Why a second process: a verdict made where candidate code runs can be forged by 
 ``gc``, threads, signals, ``atexit``, patched modules). Here the test code runs in its own jailed
 child, forked before the candidate's and in a PID namespace the candidate cannot see. The
 program's names reach it as proxies (:class:`Remote`) that forward calls over a pipe and get
-back plain data (:mod:`evaluator.wire`), so every comparison the test makes is between values of
+back plain data (:mod:`evaluator.runtime.wire`), so every comparison the test makes is between values of
 base and standard-library value types, on this side. The problem's prelude runs here too: its
 helpers (``is_same_list``, ``list_node``) are the judge's own, whatever the program defines.
 Only this process writes the report, and only two facts decide it: the test code ran to its
 end, or it raised.
 
-Calls the test is predicted to make (:mod:`evaluator.prefetch`) are sent one at a time, each as
+Calls the test is predicted to make (:mod:`evaluator.asserts.prefetch`) are sent one at a time, each as
 soon as the one before is answered, so the program works while the test compares; the program
 cannot tell such a request from any other, and never holds a call before it is sent.
 """
@@ -18,19 +18,20 @@ cannot tell such a request from any other, and never holds a call before it is s
 from __future__ import annotations
 
 import builtins
-import importlib
 import os
 import signal
 import sys
 import time
 import types
 
-from evaluator import limits, names, ops, wire
-from evaluator.prefetch import canonical, parse
+from evaluator.asserts import names
+from evaluator.asserts.prefetch import canonical, parse
+from evaluator.runtime import ops, wire
+from evaluator.sandbox import limits
 
 MAX_REPLY = 256 << 20
-_BUILTIN_EXC = {name: cls for name, cls in vars(builtins).items()
-                if isinstance(cls, type) and issubclass(cls, Exception)}
+BUILTIN_EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
+                      if isinstance(cls, type) and issubclass(cls, Exception)}
 
 
 class CandidateGone(BaseException):
@@ -58,11 +59,12 @@ class CallTimeout(CandidateGone):
     process would get): the test fails with ``time_limit`` whatever the test code catches."""
 
 
-_ENDS_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
+# Raised inside a call, these end the run in one process (see ProgramExit); :mod:`.lifted` reads them too.
+ENDS_RUN = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
 # Raised by a function, these end the iteration that called it (``all(map(f, xs))`` would pass
 # on an empty prefix): they reach the test code as a RuntimeError, as PEP 479 does in generators.
 # From ``next()`` of the program's iterator, StopIteration is what ends an iteration: itself.
-_ENDS_ITERATION = ("StopIteration", "StopAsyncIteration")
+ENDS_ITERATION = ("StopIteration", "StopAsyncIteration")
 # What the program may never hold a handle to: the judge's frames, code and tracebacks (a path to
 # its report), and functions that reach past the test's own objects.
 _NEVER_PASSED = (types.FrameType, types.TracebackType, types.CodeType, types.ModuleType)
@@ -76,7 +78,7 @@ _MUTABLE_ARGS = (list, dict, set, bytearray)
 
 
 def _passable(obj) -> bool:
-    """True for a test object the program may use through a proxy (see :mod:`evaluator.ops`)."""
+    """True for a test object the program may use through a proxy (see :mod:`evaluator.runtime.ops`)."""
     if isinstance(obj, _NEVER_PASSED) or id(obj) in _UNSAFE_BUILTINS:
         return False
     if isinstance(obj, types.BuiltinFunctionType):  # builtins and C functions of modules
@@ -292,18 +294,18 @@ class _Link:
             chain = body[2] if len(body) == 3 and isinstance(body[2], list) else []
             return self.exception_class(str(body[0]), str(body[1]), [str(c) for c in chain])
         if tag == "mod" and isinstance(body, str):
-            return _real_module(body)
+            return names.real_module(body)
         raise wire.WireError("malformed reference")
 
     # -- the program's exceptions ------------------------------------------------------------
     def exception_class(self, name: str, base: str, chain: list[str] | None = None) -> type:
         """A local exception class standing for the program's (``pytest.raises(MyError)``), with
         the program's own classes between it and its built-in base as its ancestors."""
-        if _BUILTIN_EXC.get(name) is not None:
-            return _BUILTIN_EXC[name]
+        if BUILTIN_EXCEPTIONS.get(name) is not None:
+            return BUILTIN_EXCEPTIONS[name]
         cls = self.exceptions.get(name)
         if cls is None:
-            parent = _BUILTIN_EXC.get(base, Exception)
+            parent = BUILTIN_EXCEPTIONS.get(base, Exception)
             chain = list(chain or [])[:16]
             if chain:
                 parent = self.exception_class(chain[0], base, chain[1:])
@@ -323,12 +325,12 @@ class _Link:
             return RuntimeError("the program raised")
         name, base = str(info.get("type", "Exception")), str(info.get("base", "Exception"))
         msg = str(info.get("msg", ""))
-        if name in _ENDS_RUN or base in _ENDS_RUN:
+        if name in ENDS_RUN or base in ENDS_RUN:
             self.exited = name
             return self.fail(f"the program raised {name} inside a call: {msg[:200]}")
         if name == "StopIteration" and op == "next":
             return StopIteration()
-        if name in _ENDS_ITERATION or base in _ENDS_ITERATION:
+        if name in ENDS_ITERATION or base in ENDS_ITERATION:
             exc = RuntimeError(f"the program raised {name} inside a call")
             exc.from_program = True
             return exc
@@ -365,19 +367,6 @@ class _Link:
         if isinstance(exc, OSError) and type(info.get("errno")) is int:
             exc.errno = info["errno"]
         return exc
-
-
-def _real_module(name: str):
-    """The judge's own copy of a module the program imported (stdlib or already loaded here),
-    never one the program names into existence; None otherwise."""
-    if name in sys.modules:
-        return sys.modules[name]
-    if name.split(".")[0] not in sys.stdlib_module_names:
-        return None
-    try:
-        return importlib.import_module(name)
-    except BaseException:  # noqa: BLE001
-        return None
 
 
 class Remote:
@@ -476,19 +465,19 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         import_roots: tuple[str, ...] | None = None, *, call_limit_s: float | None = None,
         tick_fd: int | None = None, prefetch: str | None = None, prelude: str | None = None) -> None:
     """Run the test code against the program behind ``rfd``/``wfd``; never returns.
-    ``import_roots``: the read-only installation (default: :func:`evaluator.jail.import_roots`).
+    ``import_roots``: the read-only installation (default: :func:`evaluator.sandbox.jail.import_roots`).
     ``call_limit_s``: each request's time limit; ``tick_fd``: where each request sent is told;
-    ``prefetch``: the calls the test is predicted to make first (:mod:`evaluator.prefetch`);
+    ``prefetch``: the calls the test is predicted to make first (:mod:`evaluator.asserts.prefetch`);
     ``prelude``: the problem's prelude, run here first: its names are the judge's own."""
-    from evaluator import jail
-    from evaluator.harness import _fresh_stdio
+    from evaluator.runtime.harness import fresh_stdio
+    from evaluator.sandbox import jail
 
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a closed pipe is CandidateGone, not a death
     # Imports resolve only in the read-only installation, wherever it lives (under /tmp too):
     # never from the shared, writable /tmp or the working directory.
     roots = jail.import_roots() if import_roots is None else import_roots
     sys.path[:] = jail.import_path(sys.path, roots, os.getcwd())
-    _fresh_stdio()
+    fresh_stdio()
     link = _Link(rfd, wfd, call_limit_s, tick_fd, parse(prefetch or ""))
     ns = names.Namespace(link.globals)
 
@@ -513,7 +502,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
         if not isinstance(hello_names, dict):
             raise wire.WireError("no names from the program")
         link.globals.bind(ns, hello_names, entry_point)
-        names.install_import(link.globals)
+        _UNSAFE_BUILTINS.add(id(names.install_import(link.globals)))  # its `import` is no test object
         link.start_prefetch(hello_names)
         exec(compile(test_code, "<test>", "exec", dont_inherit=True), ns)
     except ProgramExit as exc:
