@@ -23,7 +23,6 @@ from pipeline.schema import Tests
 
 if TYPE_CHECKING:
     from pipeline.stage import StageResult
-    from pipeline.verify.config import VerifyConfig
 
 
 @dataclasses.dataclass
@@ -226,12 +225,12 @@ def strength_markdown(summary: dict[str, dict[str, Any]]) -> str:
 
 
 
-def outcome_counts(problems: int, result: StageResult, config: VerifyConfig) -> dict[str, Any]:
+def outcome_counts(problems: int, result: StageResult, derive_time_limits: bool) -> dict[str, Any]:
     """The counts a Verify result's rows say (not how they were reached): also what a run that reused
     earlier shards reports over all of them (:mod:`pipeline.verify.shards`)."""
     final = result.kept
     limits = sorted(r["tests"].time_limit_s or 0.0 for r in final
-                    if config.derive_time_limits and r.get("reference_cpu_s") is not None)
+                    if derive_time_limits and r.get("reference_cpu_s") is not None)
     return {
         "problems": problems,
         "verified": sum(1 for r in final if r.get("verified")),

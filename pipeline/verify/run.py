@@ -114,7 +114,7 @@ def verify_rows(
         "incorrect_seconds": round(elapsed - references_s - generation_s, 2),
         "seconds": round(elapsed, 2),
         "problems_per_s": round(len(rows) / elapsed, 2) if elapsed else None,
-        **outcome_counts(len(rows), result, config),
+        **outcome_counts(len(rows), result, config.derive_time_limits),
     }
     if progress:
         progress(f"verified {stats['verified']}/{len(rows)} in {elapsed:.1f}s ({stats['problems_per_s']} problems/s)")

@@ -125,7 +125,7 @@ def verify_sharded(
     kept = sorted((r for p in parts.values() for r in p.kept), key=lambda r: order[r["problem_id"]])
     rejects = sorted((r for p in parts.values() for r in p.rejects), key=lambda r: order.get(r["problem_id"], 0))
     result = StageResult(kept, rejects)
-    return result.count(len(rows), **{**fresh.stats.extra, **outcome_counts(len(rows), result, config),
+    return result.count(len(rows), **{**fresh.stats.extra, **outcome_counts(len(rows), result, config.derive_time_limits),
                                       "shards": len(groups), "shards_reused": len(groups) - len(by_shard),
                                       "problems_reused": len(rows) - len(todo),
                                       "seconds": round(time.monotonic() - started, 2)})

@@ -15,8 +15,7 @@ import pytest
 
 from pipeline.difficulty import DifficultyConfig, score_problems
 from pipeline.samplers import build_messages, default_model_path, make_sampler
-from pipeline.samplers.vllm_backend import vllm_python
-from pipeline.samplers.vllm_worker import WorkerError
+from pipeline.samplers.vllm_backend import WorkerError, vllm_python
 
 pytestmark = pytest.mark.model
 
