@@ -21,6 +21,7 @@ from evaluator.asserts import lift, lifted, prefetch
 from evaluator.model import (
     VERDICTS,
     CaseResult,
+    Cause,
     Checker,
     Limits,
     ProcessEnd,
@@ -31,7 +32,7 @@ from evaluator.model import (
     Verdict,
     as_tests,
 )
-from evaluator.runs import SNIPPET, classify, last_message, server_request
+from evaluator.runs import BUDGET_RAN_OUT, SNIPPET, cause_of, classify, last_message, server_request
 from evaluator.sandbox import limits
 from evaluator.sandbox.pool import WorkerPool, shared_pool
 
@@ -94,7 +95,7 @@ class _Judging:
         decided = lifted.decide(plan, run, classify)
         if decided is None:
             return None
-        return CaseResult(**decided, time_s=round(run.wall_s, 4),
+        return CaseResult(**decided, time_s=round(run.wall_s, 4), cause=cause_of(run, decided["verdict"]),
                           cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
 
     def calls(self, cases: list[Any], *, batch: bool, stop: bool) -> list[CaseResult]:
@@ -150,7 +151,8 @@ class _Judging:
         took = round(outcome.time_s, 4)
         res = CaseResult(Verdict.INTERNAL_ERROR, time_s=took, cpu_s=took, batched=batched)
         if outcome.verdict is not None:  # the call ended the process
-            res.verdict, res.message = Verdict(outcome.verdict), (outcome.error or "").partition(":")[2].strip()
+            res.verdict, res.message = outcome.verdict, (outcome.error or "").partition(":")[2].strip()
+            res.cause = outcome.cause
         elif outcome.unserializable:
             res.verdict, res.message = Verdict.WRONG_ANSWER, outcome.error
         elif outcome.raised is not None:  # as the program's own process ends on it (harness.exit_status_of)
@@ -200,7 +202,7 @@ class _Judging:
             out.output = run.candidate.stdout
         if verdict is None:
             verdict, msg = self._compare(case, run.candidate) if kind != "assert" else (Verdict.ACCEPTED, "")
-        out.verdict, out.message = verdict, msg
+        out.verdict, out.message, out.cause = verdict, msg, cause_of(run, verdict)
         return out
 
     def _compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
@@ -276,7 +278,7 @@ def evaluate(
                 cases += judging.calls(todo, batch=batch_calls, stop=stop_on_first_failure)
             for case in todo if t.kind != "call" else ():
                 if deadline is not None and time.monotonic() >= deadline:
-                    cases.append(CaseResult(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out"))
+                    cases.append(CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET))
                     break
                 res = (plan and judging.lifted(plan)) or judging.case(case, prefetch_calls)
                 cases.append(res)

@@ -270,12 +270,26 @@ class Verdict(str, Enum):
         return self.value
 
 
+class Cause(str, Enum):
+    """Why a test or a call has no answer of its own: it ran past its own limit (time, memory,
+    output), or the evaluation's wall-time budget ran out before it ended. Callers that weigh
+    answers (test generation's adversaries) count the first and set the second aside."""
+
+    OWN_LIMIT = "own_limit"
+    WALL_BUDGET = "wall_budget"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass
 class CaseResult:
     """One test's outcome. ``cpu_s``: the program's CPU time; ``output``: what it printed or
     returned (``keep_output``); ``calls``/``time_per_call_s``: an ``assert`` block's calls;
     ``lifted``/``batched``: judged through lifted asserts or a shared process of calls;
-    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.asserts.prefetch`)."""
+    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.asserts.prefetch`);
+    ``cause``: a limit's verdict, the program's own limit or the evaluation's wall-time budget
+    (:class:`Cause`; a budget's ``time_limit`` says nothing of the program)."""
 
     verdict: Verdict
     message: str = ""
@@ -287,6 +301,7 @@ class CaseResult:
     lifted: bool = False
     batched: bool = False
     prefetched: int | None = None
+    cause: Cause | None = None
 
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
@@ -325,9 +340,10 @@ class Result:
         return sum(c.verdict is Verdict.ACCEPTED for c in self.cases)
 
     @classmethod
-    def failed(cls, verdict: Verdict, message: str, *, key: Any = None, isolation: str = "unknown") -> "Result":
-        """A result with no test run (an input the evaluator could not take)."""
-        return cls(verdict, [CaseResult(verdict, message)], num_tests=0, isolation=isolation, key=key)
+    def failed(cls, verdict: Verdict, message: str, *, key: Any = None, isolation: str = "unknown",
+               cause: Cause | None = None) -> "Result":
+        """A result with no test run (an input the evaluator could not take, or no time left)."""
+        return cls(verdict, [CaseResult(verdict, message, cause=cause)], num_tests=0, isolation=isolation, key=key)
 
     def to_dict(self) -> dict[str, Any]:
         """The command line's output line (README "Evaluator"), ``key`` as ``id``."""

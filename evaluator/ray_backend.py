@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evaluator.api import Job, evaluate
-from evaluator.model import Limits, Result, Verdict, as_tests
+from evaluator.model import Cause, Limits, Result, Verdict, as_tests
+from evaluator.runs import BUDGET_RAN_OUT
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,8 @@ class EvaluatorActor:
             if budget is not None:
                 left = budget - (time.monotonic() - arrived)
                 if left <= 0:
-                    return Result.failed(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out",
-                                         key=index, isolation=self.pool.isolation)
+                    return Result.failed(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, key=index, isolation=self.pool.isolation,
+                                         cause=Cause.WALL_BUDGET)
                 lim = dataclasses.replace(limits, wall_budget_s=left)
             try:
                 res = evaluate(code, tests, lim, pool=self.pool, **options)
@@ -217,16 +218,16 @@ class RayEvaluator:
         def budget_left() -> float | None:  # the wall budget counts from this call, as compute_score's
             return None if limits.wall_budget_s is None else float(limits.wall_budget_s) - (time.monotonic() - started)
 
-        def out_of_time(indices: Iterable[int], why: str) -> None:
+        def out_of_time(indices: Iterable[int], why: str, cause: Cause | None = None) -> None:
             for i in indices:
-                results[i] = Result.failed(Verdict.TIME_LIMIT, why, key=jobs[i][0])
+                results[i] = Result.failed(Verdict.TIME_LIMIT, why, key=jobs[i][0], cause=cause)
 
         in_flight: dict[Any, tuple[_Actor, list[int]]] = {}
         actors = self.actors() if todo else []
         while todo or in_flight:
             left = budget_left()
             if left is not None and left <= 0 and todo:  # spent: nothing more is sent, no actor restarted
-                out_of_time(todo, "the evaluation's wall-time budget ran out")
+                out_of_time(todo, BUDGET_RAN_OUT, Cause.WALL_BUDGET)
                 todo.clear()
             with self._lock:
                 while todo:  # a batch at a time to the freest actor: a few jobs spread over the nodes

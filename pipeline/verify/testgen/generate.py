@@ -39,8 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
-from evaluator.values import NOT_RUN
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Checker, Limits, Result, SpecialJudge, Verdict
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.verify.report import GenerationColumns
 from pipeline.verify.testgen import asserts, linked, postconditions
@@ -461,9 +460,6 @@ def adversary_limit(cand: Candidate) -> float:
     return round(min(cand.row["tests"].time_limit_s or DEFAULT_TIME_S, max(0.25, 4 * slowest)), 2)
 
 
-BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
-
-
 def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers: int | None, memory_mb: int,
                     budget_s: float) -> None:
     """Which generated inputs reject each adversary, and whether the original tests do. An
@@ -495,7 +491,7 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
             (ci, name), cand = res.key, cands[res.key[0]]
             original = len(cand.row["tests"].cases)
             failed = {i for i, c in enumerate(res.cases)
-                      if c.verdict is not Verdict.ACCEPTED and c.message != BUDGET_RAN_OUT}
+                      if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
             if res.verdict is Verdict.INTERNAL_ERROR:
                 continue
             kept = sorted(cand.expected)
@@ -506,7 +502,7 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
                                                          stop_after_timeout=True)):
         cand = cands[ci]
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if o.error != NOT_RUN and (
+        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if not o.not_run and (
             not o.ok or not _same(cand.kind, None, cand.expected[kept[j]], o.value))}
     if original_jobs:
         for res in evaluate_many(original_jobs, limits, workers=workers):
