@@ -52,6 +52,7 @@ What a judged program may rely on (the README's "Evaluator" says the same):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field, fields
@@ -252,6 +253,38 @@ class Limits:
 
     def memory_for(self, tests: Tests) -> int:
         return max(int(self.memory_mb), int(tests.memory_limit_mb or 0))
+
+
+@dataclass(frozen=True)
+class Options:
+    """How programs are judged: one object for :func:`evaluator.api.evaluate`, ``evaluate_many``
+    and a backend's ``values_many`` (:mod:`evaluator.backend`); the functions also take its fields
+    as keywords, which override it.
+
+    ``stop_on_first_failure``: a program's remaining tests are skipped after its first failure;
+    ``mode``, ``rel_tol``, ``abs_tol``: how outputs compare (:mod:`evaluator.compare`);
+    ``keep_output``: each case keeps what the program printed or returned; ``lift_asserts``,
+    ``batch_calls``, ``prefetch_calls``: the faster ways to run ``assert`` and ``call`` tests, with
+    the same verdicts (see :func:`evaluator.api.evaluate`); ``workers``: this machine's pool size
+    for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
+    ``values_many`` makes no more calls of a program after its first time limit."""
+
+    stop_on_first_failure: bool = True
+    mode: str = "robust"
+    rel_tol: float = 1e-6
+    abs_tol: float = 1e-6
+    keep_output: bool = False
+    lift_asserts: bool = True
+    batch_calls: bool = True
+    prefetch_calls: bool = True
+    workers: int | None = None
+    stop_after_timeout: bool = False
+
+    @classmethod
+    def of(cls, options: "Options | None" = None, **overrides: Any) -> "Options":
+        """``options`` (default: the defaults) with ``overrides`` (its fields as keywords; an unknown one is a TypeError)."""
+        options = options or cls()
+        return dataclasses.replace(options, **overrides) if overrides else options
 
 
 class Verdict(str, Enum):

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evaluator.api import Job, evaluate
-from evaluator.model import Cause, Limits, Result, Verdict, as_tests
+from evaluator.model import Cause, Limits, Options, Result, Verdict, as_tests
 from evaluator.runs import BUDGET_RAN_OUT
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ class EvaluatorActor:
         return {**doctor(), **self.info()}
 
     def evaluate(self, batch: list[tuple[int, str, Any, float | None]], limits: Limits,
-                 options: dict[str, Any]) -> list[Result]:
+                 options: Options) -> list[Result]:
         """Judge ``(index, code, tests, budget_left_s)`` jobs on this node. ``budget_left_s`` is
         what the dispatcher had left of the job's wall budget when it sent the batch; time queued
         here is spent from it too, as in the local pool."""
@@ -84,7 +84,7 @@ class EvaluatorActor:
                                          cause=Cause.WALL_BUDGET)
                 lim = dataclasses.replace(limits, wall_budget_s=left)
             try:
-                res = evaluate(code, tests, lim, pool=self.pool, **options)
+                res = evaluate(code, tests, lim, options, pool=self.pool)
             except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
                 res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300])
             res.key = index
@@ -192,14 +192,14 @@ class RayEvaluator:
         batches, so the actor never waits on a round trip to start its next job."""
         return max(2 * actor.slots, 2 * self.batch_size)
 
-    def evaluate_many(self, jobs: Iterable[Job], limits: Limits | None = None, *, workers: int | None = None,
-                      **options: Any) -> list[Result]:
+    def evaluate_many(self, jobs: Iterable[Job], limits: Limits | None = None, options: Options | None = None,
+                      **overrides: Any) -> list[Result]:
         """:func:`evaluator.api.evaluate_many` across the cluster: results in input order, each with
-        its job's key. ``workers`` is the local pool's knob; the cluster's size is its actors'."""
+        its job's key. ``options.workers`` is the local pool's knob; the cluster's size is its actors'."""
         import ray
         from ray.exceptions import RayError, RayTaskError
 
-        del workers
+        options = Options.of(options, **overrides)
         jobs = list(jobs)
         limits = limits or Limits()
         results: list[Result | None] = [None] * len(jobs)
