@@ -317,6 +317,8 @@ def evaluate_many(
 def on_pool(items: list[T], workers: int | None, one: Callable[[T, WorkerPool], R]) -> list[R]:
     """``one(item, pool)`` for each item, ``workers`` (None: one per core) at a time on this
     machine's shared pool of that size; results in input order."""
+    if not items:
+        return []
     size = max(1, min(workers or os.cpu_count() or 1, len(items) or 1))
     pool = shared_pool(size)
     with ThreadPoolExecutor(max_workers=size) as ex:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.asserts import lift, lifted
-from evaluator.model import Cause, Limits, Run, Tests, Verdict, as_tests
+from evaluator.model import Cause, Limits, Options, Run, Tests, Verdict, as_tests
 from evaluator.runs import cause_of, classify, server_request
 from evaluator.runtime import wire
 from evaluator.runtime.harness import CALL_PRELUDE
@@ -26,6 +26,7 @@ from evaluator.sandbox.pool import WorkerPool, shared_pool
 
 Entry = tuple[str, ...]  # ("function", name), ("method", class name, method name), or ("entry", name): as a case resolves it
 Call = tuple[tuple, dict]  # positional and keyword arguments, plain data
+ValuesJob = tuple[str, "Tests | dict", "list[Call]", "Entry | None"]  # (code, tests, calls, entry): a values_many job
 
 
 @dataclass(frozen=True)
@@ -214,3 +215,16 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
         with pool.worker(None) as worker:
             results += run_batch(worker, code, t, calls[len(results):], entry, limits_)[0]
     return results
+
+
+def values_of(job: ValuesJob, limits_: Limits, options: Options, pool: WorkerPool) -> list[CallOutcome]:
+    """One job of a backend's ``values_many`` (:mod:`evaluator.backend`), on ``pool``: its calls'
+    outcomes by :func:`call_values`, the budget ``limits_.wall_budget_s`` counted from the job's
+    start, and ``options.stop_after_timeout``. A job the evaluator cannot run (tests that do not
+    parse, no function to call) fails every call, never the batch."""
+    code, tests, calls, entry = job
+    try:
+        return call_values(code, tests, calls, limits_, entry=entry, pool=pool, budget_s=limits_.wall_budget_s,
+                           stop_after_timeout=options.stop_after_timeout)
+    except Exception as exc:  # noqa: BLE001 - one result per job, whatever happens
+        return [CallOutcome(error=f"{type(exc).__name__}: {exc}"[:200]) for _ in calls]
