@@ -152,7 +152,6 @@ def _outcomes(at: list[int], run: Run) -> list[CallOutcome]:
     return out
 
 
-
 def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry, limits_: Limits,
               deadline: float | None = None, *, cases: bool = False) -> tuple[list[CallOutcome], Run]:
     """One sandboxed process running ``calls`` in order on a held worker, the steps fed one at a
