@@ -7,10 +7,13 @@ for run config), and every message names the setting.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import dagster as dg
 from pydantic import Field, model_validator
+
+if TYPE_CHECKING:
+    from evaluator.backend import EvaluatorBackend
 
 Backend = Literal["transformers", "openai", "vllm"]
 
@@ -90,15 +93,15 @@ class EvaluatorResource(dg.ConfigurableResource):
     def backend(self) -> str:
         return f"ray ({self.ray_address})" if self.ray_address else "local"
 
-    def evaluate_many(self) -> Any:
-        """:func:`evaluator.evaluate_many`, or the cluster's with the same shape."""
+    def make_backend(self) -> EvaluatorBackend:
+        """Where Verify, test generation and difficulty run programs (:mod:`evaluator.backend`):
+        this machine's pool, or the cluster's actors."""
         if not self.ray_address:
-            from evaluator import evaluate_many
+            from evaluator.backend import LocalBackend
 
-            return evaluate_many
+            return LocalBackend()
         from evaluator.ray_backend import RayEvaluator
         from pipeline.paths import PROJECT_ROOT
 
         return RayEvaluator(self.ray_address, cores_per_actor=self.cores_per_actor or None, batch_size=self.batch_size,
-                            max_retries=self.max_retries,
-                            working_dir=str(PROJECT_ROOT) if self.ship_checkout else None).evaluate_many
+                            max_retries=self.max_retries, working_dir=str(PROJECT_ROOT) if self.ship_checkout else None)

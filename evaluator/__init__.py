@@ -11,8 +11,10 @@ from evaluator.doctor import VERSION as __version__
 from evaluator.model import (
     VERDICTS,
     CaseResult,
+    Cause,
     Checker,
     Limits,
+    Options,
     Result,
     SpecialJudge,
     TestCase,
@@ -21,6 +23,6 @@ from evaluator.model import (
 )
 from evaluator.reward import compute_score, compute_score_batch, extract_code
 
-__all__ = ["VERDICTS", "CaseResult", "Checker", "Limits", "Result", "SpecialJudge", "TestCase", "Tests", "Verdict",
-           "evaluate", "evaluate_many", "isolation_level", "compute_score", "compute_score_batch", "extract_code",
+__all__ = ["VERDICTS", "CaseResult", "Cause", "Checker", "Limits", "Options", "Result", "SpecialJudge", "TestCase",
+           "Tests", "Verdict", "evaluate", "evaluate_many", "isolation_level", "compute_score", "compute_score_batch", "extract_code",
            "__version__"]

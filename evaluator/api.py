@@ -13,16 +13,18 @@ from __future__ import annotations
 import errno
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from evaluator.asserts import lift, lifted, prefetch
 from evaluator.model import (
     VERDICTS,
     CaseResult,
+    Cause,
     Checker,
     Limits,
+    Options,
     ProcessEnd,
     Result,
     Run,
@@ -31,12 +33,13 @@ from evaluator.model import (
     Verdict,
     as_tests,
 )
-from evaluator.runs import SNIPPET, classify, last_message, server_request
+from evaluator.runs import BUDGET_RAN_OUT, SNIPPET, cause_of, classify, last_message, server_request
 from evaluator.sandbox import limits
 from evaluator.sandbox.pool import WorkerPool, shared_pool
 
 __all__ = ["VERDICTS", "evaluate", "evaluate_many", "isolation_level", "classify"]
 Job = tuple[Any, str, "Tests | dict"]  # (the caller's key, the program, its tests)
+T, R = TypeVar("T"), TypeVar("R")
 
 
 def _compare():
@@ -56,11 +59,10 @@ def _call_times(report: dict) -> dict:
 class _Judging:
     """One program's evaluation on a held worker: the fixed inputs every case shares."""
 
-    def __init__(self, worker: Any, code: str, tests: Tests, limits_: Limits, deadline: float | None, *,
-                 mode: str, rel_tol: float, abs_tol: float, keep_output: bool) -> None:
-        self.worker, self.code, self.tests, self.deadline = worker, code, tests, deadline
+    def __init__(self, worker: Any, code: str, tests: Tests, limits_: Limits, deadline: float | None,
+                 options: Options) -> None:
+        self.worker, self.code, self.tests, self.deadline, self.options = worker, code, tests, deadline, options
         self.limit, self.memory_mb, self.output_mb = limits_.time_for(tests), limits_.memory_for(tests), limits_.output_mb
-        self.mode, self.rel_tol, self.abs_tol, self.keep_output = mode, rel_tol, abs_tol, keep_output
 
     def request(self, kind: str, *, for_tests: bool = True, **extra: Any) -> dict:
         return server_request(kind, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
@@ -94,7 +96,7 @@ class _Judging:
         decided = lifted.decide(plan, run, classify)
         if decided is None:
             return None
-        return CaseResult(**decided, time_s=round(run.wall_s, 4),
+        return CaseResult(**decided, time_s=round(run.wall_s, 4), cause=cause_of(run, decided["verdict"]),
                           cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
 
     def calls(self, cases: list[Any], *, batch: bool, stop: bool) -> list[CaseResult]:
@@ -150,7 +152,8 @@ class _Judging:
         took = round(outcome.time_s, 4)
         res = CaseResult(Verdict.INTERNAL_ERROR, time_s=took, cpu_s=took, batched=batched)
         if outcome.verdict is not None:  # the call ended the process
-            res.verdict, res.message = Verdict(outcome.verdict), (outcome.error or "").partition(":")[2].strip()
+            res.verdict, res.message = outcome.verdict, (outcome.error or "").partition(":")[2].strip()
+            res.cause = outcome.cause
         elif outcome.unserializable:
             res.verdict, res.message = Verdict.WRONG_ANSWER, outcome.error
         elif outcome.raised is not None:  # as the program's own process ends on it (harness.exit_status_of)
@@ -161,11 +164,11 @@ class _Judging:
         elif not outcome.ok:
             res.verdict, res.message = Verdict.RUNTIME_ERROR, outcome.error or ""
         else:
-            value = outcome.value
-            if self.keep_output:
+            value, opts = outcome.value, self.options
+            if opts.keep_output:
                 res.output = value
             cmp = _compare()
-            ok = cmp.compare_values(case.output, value, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+            ok = cmp.compare_values(case.output, value, mode=opts.mode, rel_tol=opts.rel_tol, abs_tol=opts.abs_tol)
             res.verdict = Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER
             res.message = "" if ok else "returned: " + value[:SNIPPET]
         return res
@@ -196,15 +199,15 @@ class _Judging:
             setattr(out, name, value)
         if ahead and report:
             out.prefetched = report.get("prefetched")
-        if self.keep_output and kind == "stdin" and run.candidate is not None:
+        if self.options.keep_output and kind == "stdin" and run.candidate is not None:
             out.output = run.candidate.stdout
         if verdict is None:
             verdict, msg = self._compare(case, run.candidate) if kind != "assert" else (Verdict.ACCEPTED, "")
-        out.verdict, out.message = verdict, msg
+        out.verdict, out.message, out.cause = verdict, msg, cause_of(run, verdict)
         return out
 
     def _compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
-        cmp, checker = _compare(), self.tests.checker
+        cmp, checker, opts = _compare(), self.tests.checker, self.options
         stdout = cand.stdout
         if isinstance(checker, Checker):
             ok, msg = checker.check(case.output, stdout)
@@ -212,7 +215,7 @@ class _Judging:
         elif isinstance(checker, SpecialJudge):
             verdict, msg = self.checker(checker, case, stdout)
         else:
-            ok = cmp.compare_stdout(case.output, stdout, mode=self.mode, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+            ok = cmp.compare_stdout(case.output, stdout, mode=opts.mode, rel_tol=opts.rel_tol, abs_tol=opts.abs_tol)
             verdict, msg = (Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER), ""
         if verdict is Verdict.WRONG_ANSWER and not msg:
             msg = "output: " + stdout[:SNIPPET]
@@ -223,18 +226,13 @@ def evaluate(
     code: str,
     tests: Tests | dict,
     limits: Limits | None = None,
+    options: Options | None = None,
     *,
-    stop_on_first_failure: bool = True,
-    mode: str = "robust",
-    rel_tol: float = 1e-6,
-    abs_tol: float = 1e-6,
-    keep_output: bool = False,
     pool: WorkerPool | None = None,
-    lift_asserts: bool = True,
-    batch_calls: bool = True,
-    prefetch_calls: bool = True,
+    **overrides: Any,
 ) -> Result:
     """Judge one program against canonical tests. Never raises for anything the program does.
+    ``options`` (:class:`~evaluator.model.Options`), or its fields as keywords, say how.
 
     ``limits`` (:class:`~evaluator.model.Limits`): the time limit is ``limits.time_s`` if given,
     else the tests' ``time_limit_s``, else 6 s (CPU time; wall clock gets 1.5x + 0.5 s). In an
@@ -243,8 +241,9 @@ def evaluate(
     ``calls`` and ``time_per_call_s``. Memory: the larger of ``memory_mb`` and the tests'
     ``memory_limit_mb``. ``wall_budget_s`` bounds the whole call (waiting for a worker included):
     tests not run by then are ``time_limit``, so one degenerate program never stalls a caller
-    such as a reward. Each case reports ``cpu_s``; ``keep_output`` adds what it printed
-    (``stdin``) or returned (``call``, as JSON) as ``output``, to compare programs with each other.
+    such as a reward (such a case's ``cause`` says so). Each case reports ``cpu_s``; ``keep_output``
+    adds what it printed (``stdin``) or returned (``call``, as JSON) as ``output``, to compare
+    programs with each other.
     ``lift_asserts``: run an ``assert`` test's simple asserts as one batch of calls compared here
     (:mod:`evaluator.asserts.lift`; same verdicts, such a case says ``lifted``); False: always the judge.
     ``prefetch_calls``: where the judge runs the test, the candidate runs the calls it is predicted
@@ -256,6 +255,7 @@ def evaluate(
     (same verdicts, quadratic in the cases).
     """
     start = time.perf_counter()
+    options = Options.of(options, **overrides)
     limits_ = limits or Limits()
     deadline = None if limits_.wall_budget_s is None else time.monotonic() + float(limits_.wall_budget_s)
     pool = pool or shared_pool(1)
@@ -267,20 +267,19 @@ def evaluate(
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")
-        plan = lift.lift(t.assert_block(), t.fn_name, t.prelude) if lift_asserts and t.kind == "assert" else None
+        plan = lift.lift(t.assert_block(), t.fn_name, t.prelude) if options.lift_asserts and t.kind == "assert" else None
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
-            judging = _Judging(worker, code, t, limits_, deadline, mode=mode, rel_tol=rel_tol, abs_tol=abs_tol,
-                               keep_output=keep_output)
+            judging = _Judging(worker, code, t, limits_, deadline, options)
             if t.kind == "call":
-                cases += judging.calls(todo, batch=batch_calls, stop=stop_on_first_failure)
+                cases += judging.calls(todo, batch=options.batch_calls, stop=options.stop_on_first_failure)
             for case in todo if t.kind != "call" else ():
                 if deadline is not None and time.monotonic() >= deadline:
-                    cases.append(CaseResult(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out"))
+                    cases.append(CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET))
                     break
-                res = (plan and judging.lifted(plan)) or judging.case(case, prefetch_calls)
+                res = (plan and judging.lifted(plan)) or judging.case(case, options.prefetch_calls)
                 cases.append(res)
-                if stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
+                if options.stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
                     break
         verdict = next((c.verdict for c in cases if c.verdict is not Verdict.ACCEPTED), Verdict.ACCEPTED)
     except TimeoutError:
@@ -295,36 +294,35 @@ def evaluate(
 def evaluate_many(
     jobs: Iterable[Job],
     limits: Limits | None = None,
-    *,
-    workers: int | None = None,
-    stop_on_first_failure: bool = True,
-    mode: str = "robust",
-    rel_tol: float = 1e-6,
-    abs_tol: float = 1e-6,
-    keep_output: bool = False,
-    lift_asserts: bool = True,
-    batch_calls: bool = True,
-    prefetch_calls: bool = True,
+    options: Options | None = None,
+    **overrides: Any,
 ) -> list[Result]:
-    """Judge many ``(key, code, tests)`` jobs in parallel; results in input order, each carrying
-    its job's key as given. ``limits`` apply to each job (see :func:`evaluate`)."""
-    jobs = list(jobs)
-    size = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
-    pool = shared_pool(size)
+    """Judge many ``(key, code, tests)`` jobs in parallel, ``options.workers`` at a time; results
+    in input order, each carrying its job's key as given. ``limits`` and ``options`` (or its
+    fields as keywords) apply to each job (see :func:`evaluate`)."""
+    options = Options.of(options, **overrides)
 
-    def one(job: Job) -> Result:
+    def one(job: Job, pool: WorkerPool) -> Result:
         key, code, tests = job
         try:
-            res = evaluate(code, tests, limits, stop_on_first_failure=stop_on_first_failure, mode=mode,
-                           rel_tol=rel_tol, abs_tol=abs_tol, keep_output=keep_output, pool=pool,
-                           lift_asserts=lift_asserts, batch_calls=batch_calls, prefetch_calls=prefetch_calls)
+            res = evaluate(code, tests, limits, options, pool=pool)
         except Exception as exc:  # noqa: BLE001 - e.g. code that is not text
             res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])
         res.key = key
         return res
 
+    return on_pool(list(jobs), options.workers, one)
+
+
+def on_pool(items: list[T], workers: int | None, one: Callable[[T, WorkerPool], R]) -> list[R]:
+    """``one(item, pool)`` for each item, ``workers`` (None: one per core) at a time on this
+    machine's shared pool of that size; results in input order."""
+    if not items:
+        return []
+    size = max(1, min(workers or os.cpu_count() or 1, len(items) or 1))
+    pool = shared_pool(size)
     with ThreadPoolExecutor(max_workers=size) as ex:
-        return list(ex.map(one, jobs))
+        return list(ex.map(lambda item: one(item, pool), items))
 
 
 def isolation_level() -> str:

@@ -17,7 +17,7 @@ from typing import Iterator
 
 from evaluator.api import Job, evaluate_many, isolation_level
 from evaluator.doctor import VERSION, doctor
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Result, Tests, Verdict
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Options, Result, Tests, Verdict
 
 CHUNK = 256
 
@@ -53,12 +53,12 @@ def _run(args: argparse.Namespace) -> int:
     try:
         chunk: list[Job | Result] = []
         limits = Limits(time_s=args.timeout, memory_mb=args.memory_mb, output_mb=args.output_mb)
+        options = Options(workers=args.workers, mode=args.mode, stop_on_first_failure=not args.all_tests)
         judge = _cluster(args.ray_address).evaluate_many if args.ray_address else evaluate_many
 
         def flush() -> None:
             good = [job for job in chunk if not isinstance(job, Result)]
-            results = iter(judge(good, limits, workers=args.workers, mode=args.mode,
-                                 stop_on_first_failure=not args.all_tests))
+            results = iter(judge(good, limits, options))
             for job in chunk:
                 res = job if isinstance(job, Result) else next(results)
                 counts[res.verdict.value] = counts.get(res.verdict.value, 0) + 1

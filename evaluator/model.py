@@ -52,6 +52,7 @@ What a judged program may rely on (the README's "Evaluator" says the same):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field, fields
@@ -254,6 +255,38 @@ class Limits:
         return max(int(self.memory_mb), int(tests.memory_limit_mb or 0))
 
 
+@dataclass(frozen=True)
+class Options:
+    """How programs are judged: one object for :func:`evaluator.api.evaluate`, ``evaluate_many``
+    and a backend's ``values_many`` (:mod:`evaluator.backend`); the functions also take its fields
+    as keywords, which override it.
+
+    ``stop_on_first_failure``: a program's remaining tests are skipped after its first failure;
+    ``mode``, ``rel_tol``, ``abs_tol``: how outputs compare (:mod:`evaluator.compare`);
+    ``keep_output``: each case keeps what the program printed or returned; ``lift_asserts``,
+    ``batch_calls``, ``prefetch_calls``: the faster ways to run ``assert`` and ``call`` tests, with
+    the same verdicts (see :func:`evaluator.api.evaluate`); ``workers``: this machine's pool size
+    for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
+    ``values_many`` makes no more calls of a program after its first time limit."""
+
+    stop_on_first_failure: bool = True
+    mode: str = "robust"
+    rel_tol: float = 1e-6
+    abs_tol: float = 1e-6
+    keep_output: bool = False
+    lift_asserts: bool = True
+    batch_calls: bool = True
+    prefetch_calls: bool = True
+    workers: int | None = None
+    stop_after_timeout: bool = False
+
+    @classmethod
+    def of(cls, options: "Options | None" = None, **overrides: Any) -> "Options":
+        """``options`` (default: the defaults) with ``overrides`` (its fields as keywords; an unknown one is a TypeError)."""
+        options = options or cls()
+        return dataclasses.replace(options, **overrides) if overrides else options
+
+
 class Verdict(str, Enum):
     """How a test (or a program, by its first failing test) ended. A ``str``: compares and
     serialises as its value."""
@@ -270,12 +303,26 @@ class Verdict(str, Enum):
         return self.value
 
 
+class Cause(str, Enum):
+    """Why a test or a call has no answer of its own: it ran past its own limit (time, memory,
+    output), or the evaluation's wall-time budget ran out before it ended. Callers that weigh
+    answers (test generation's adversaries) count the first and set the second aside."""
+
+    OWN_LIMIT = "own_limit"
+    WALL_BUDGET = "wall_budget"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass
 class CaseResult:
     """One test's outcome. ``cpu_s``: the program's CPU time; ``output``: what it printed or
     returned (``keep_output``); ``calls``/``time_per_call_s``: an ``assert`` block's calls;
     ``lifted``/``batched``: judged through lifted asserts or a shared process of calls;
-    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.asserts.prefetch`)."""
+    ``prefetched``: the block's calls whose replies came unasked (:mod:`evaluator.asserts.prefetch`);
+    ``cause``: a limit's verdict, the program's own limit or the evaluation's wall-time budget
+    (:class:`Cause`; a budget's ``time_limit`` says nothing of the program)."""
 
     verdict: Verdict
     message: str = ""
@@ -287,6 +334,7 @@ class CaseResult:
     lifted: bool = False
     batched: bool = False
     prefetched: int | None = None
+    cause: Cause | None = None
 
     def __post_init__(self) -> None:
         self.verdict = Verdict(self.verdict)
@@ -325,9 +373,10 @@ class Result:
         return sum(c.verdict is Verdict.ACCEPTED for c in self.cases)
 
     @classmethod
-    def failed(cls, verdict: Verdict, message: str, *, key: Any = None, isolation: str = "unknown") -> "Result":
-        """A result with no test run (an input the evaluator could not take)."""
-        return cls(verdict, [CaseResult(verdict, message)], num_tests=0, isolation=isolation, key=key)
+    def failed(cls, verdict: Verdict, message: str, *, key: Any = None, isolation: str = "unknown",
+               cause: Cause | None = None) -> "Result":
+        """A result with no test run (an input the evaluator could not take, or no time left)."""
+        return cls(verdict, [CaseResult(verdict, message, cause=cause)], num_tests=0, isolation=isolation, key=key)
 
     def to_dict(self) -> dict[str, Any]:
         """The command line's output line (README "Evaluator"), ``key`` as ``id``."""

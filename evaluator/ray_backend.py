@@ -2,8 +2,9 @@
 holding the machine's own fork-server pool with every wall of the local one. The actors are
 named, so the processes of one job that judge (a Dagster step, verl's reward workers) share them.
 
-:meth:`RayEvaluator.evaluate_many` has :func:`evaluator.api.evaluate_many`'s shape, so Verify, test
-generation, difficulty and the reward take either. Jobs go out in batches to whichever actor has
+:class:`RayEvaluator` is an :class:`evaluator.backend.EvaluatorBackend`, as this machine's pool is:
+Verify, test generation (its oracle and adversaries through ``values_many``), difficulty and the
+reward take either. Jobs go out in batches to whichever actor has
 the most free slots (:meth:`RayEvaluator.in_flight_cap` jobs in flight per actor at most), so a slow
 program holds its own batch, never the queue. A batch whose actor or node dies runs again on
 another actor, up to ``max_retries`` times per job, then :class:`JobLost` names the job.
@@ -19,12 +20,14 @@ import os
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evaluator.api import Job, evaluate
-from evaluator.model import Limits, Result, Verdict, as_tests
+from evaluator.model import Cause, Limits, Options, Result, Verdict, as_tests
+from evaluator.runs import BUDGET_RAN_OUT
+from evaluator.values import CallOutcome, ValuesJob, values_of
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +48,23 @@ class JobLost(RuntimeError):
 
 
 class EvaluatorActor:
-    """One node's evaluator: its fork-server pool and the threads that feed it (a Ray actor)."""
+    """One node's evaluator: its fork-server pool and the threads that feed it (a Ray actor). Each
+    batch comes back with the id of the node that ran it, as the actor itself reads it."""
 
     def __init__(self, slots: int) -> None:
+        import ray
+
         from evaluator.sandbox.pool import WorkerPool
 
         self.slots = slots
         self.pool = WorkerPool(slots)
         self.threads = ThreadPoolExecutor(max_workers=slots)
+        self.node_id = ray.get_runtime_context().get_node_id()
 
     def info(self) -> dict[str, Any]:
         import ray
 
-        return {"node_id": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address(),
+        return {"node_id": self.node_id, "ip": ray.util.get_node_ip_address(),
                 "pid": os.getpid(), "slots": self.slots, "isolation": self.pool.isolation}
 
     def doctor(self) -> dict[str, Any]:
@@ -67,7 +74,7 @@ class EvaluatorActor:
         return {**doctor(), **self.info()}
 
     def evaluate(self, batch: list[tuple[int, str, Any, float | None]], limits: Limits,
-                 options: dict[str, Any]) -> list[Result]:
+                 options: Options) -> tuple[str, list[Result]]:
         """Judge ``(index, code, tests, budget_left_s)`` jobs on this node. ``budget_left_s`` is
         what the dispatcher had left of the job's wall budget when it sent the batch; time queued
         here is spent from it too, as in the local pool."""
@@ -79,17 +86,24 @@ class EvaluatorActor:
             if budget is not None:
                 left = budget - (time.monotonic() - arrived)
                 if left <= 0:
-                    return Result.failed(Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out",
-                                         key=index, isolation=self.pool.isolation)
+                    return Result.failed(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, key=index, isolation=self.pool.isolation,
+                                         cause=Cause.WALL_BUDGET)
                 lim = dataclasses.replace(limits, wall_budget_s=left)
             try:
-                res = evaluate(code, tests, lim, pool=self.pool, **options)
+                res = evaluate(code, tests, lim, options, pool=self.pool)
             except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
                 res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300])
             res.key = index
             return res
 
-        return list(self.threads.map(one, batch))
+        return self.node_id, list(self.threads.map(one, batch))
+
+    def values(self, batch: list[tuple[int, ValuesJob]], limits: Limits,
+               options: Options) -> tuple[str, list[tuple[int, list[CallOutcome]]]]:
+        """``values_many``'s ``(index, job)`` on this node, each as this machine's pool runs it
+        (:func:`evaluator.values.values_of`)."""
+        return self.node_id, list(self.threads.map(lambda job: (job[0], values_of(job[1], limits, options, self.pool)),
+                                                   batch))
 
 
 @dataclasses.dataclass
@@ -101,7 +115,7 @@ class _Actor:
 
 
 class RayEvaluator:
-    """``evaluate_many`` over the actors of a Ray cluster (see the module's docstring).
+    """``evaluate_many`` and ``values_many`` over the actors of a Ray cluster (see the module's docstring).
 
     ``address``: what ``ray.init`` takes (``"auto"``, ``"ray://head:10001"``, ``"127.0.0.1:6379"``);
     ignored when this process is already connected (inside a Ray job or task).
@@ -119,6 +133,7 @@ class RayEvaluator:
         self.max_retries, self.working_dir, self.start_timeout_s = max_retries, working_dir, start_timeout_s
         self._actors: dict[str, list[_Actor]] = {}  # node id -> its actors
         self.jobs_by_node: Counter[str] = Counter()  # jobs judged, by the node that judged them
+        self.values_by_node: Counter[str] = Counter()  # values_many jobs, by the node that ran them
         self.requeued = 0  # jobs sent again after their actor died
         # verl's reward manager calls compute_score from many threads at once: the actors and their
         # counts change under this lock only (waiting on results happens outside it)
@@ -191,14 +206,12 @@ class RayEvaluator:
         batches, so the actor never waits on a round trip to start its next job."""
         return max(2 * actor.slots, 2 * self.batch_size)
 
-    def evaluate_many(self, jobs: Iterable[Job], limits: Limits | None = None, *, workers: int | None = None,
-                      **options: Any) -> list[Result]:
+    def evaluate_many(self, jobs: Iterable[Job], limits: Limits | None = None, options: Options | None = None,
+                      **overrides: Any) -> list[Result]:
         """:func:`evaluator.api.evaluate_many` across the cluster: results in input order, each with
-        its job's key. ``workers`` is the local pool's knob; the cluster's size is its actors'."""
-        import ray
-        from ray.exceptions import RayError, RayTaskError
-
-        del workers
+        its job's key. ``options.workers`` is the local pool's knob; the cluster's size is its actors'.
+        The wall budget counts from this call: a job not sent in time is a time limit."""
+        options = Options.of(options, **overrides)
         jobs = list(jobs)
         limits = limits or Limits()
         results: list[Result | None] = [None] * len(jobs)
@@ -211,22 +224,66 @@ class RayEvaluator:
             except (TypeError, ValueError) as exc:
                 results[i] = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:300],
                                            key=jobs[i][0])
-        lost = {i: 0 for i in todo}
         started = time.monotonic()
 
         def budget_left() -> float | None:  # the wall budget counts from this call, as compute_score's
             return None if limits.wall_budget_s is None else float(limits.wall_budget_s) - (time.monotonic() - started)
 
-        def out_of_time(indices: Iterable[int], why: str) -> None:
+        def out_of_time(indices: Iterable[int], why: str, cause: Cause | None = None) -> None:
             for i in indices:
-                results[i] = Result.failed(Verdict.TIME_LIMIT, why, key=jobs[i][0])
+                results[i] = Result.failed(Verdict.TIME_LIMIT, why, key=jobs[i][0], cause=cause)
 
+        def send(actor: _Actor, batch: list[int]) -> Any:
+            wire = [(i, jobs[i][1], parsed[i], budget_left()) for i in batch]
+            return actor.handle.evaluate.remote(wire, limits, options)
+
+        def take(out: list[Result]) -> None:
+            for res in out:
+                index = res.key
+                res.key = jobs[index][0]
+                results[index] = res
+
+        self._dispatch(todo, send, take, self.jobs_by_node, lambda i: jobs[i][0], budget_left, out_of_time)
+        assert all(r is not None for r in results)
+        return results  # type: ignore[return-value]
+
+    def values_many(self, jobs: Iterable[ValuesJob], limits: Limits | None = None,
+                    options: Options | None = None) -> list[list[CallOutcome]]:
+        """:meth:`evaluator.backend.LocalBackend.values_many` across the cluster: each job runs whole
+        on one actor, as on this machine's pool (its budget, ``limits.wall_budget_s``, counts from
+        its start there); results in input order."""
+        jobs, limits, options = list(jobs), limits or Limits(), options or Options()
+        results: list[list[CallOutcome] | None] = [None] * len(jobs)
+
+        def send(actor: _Actor, batch: list[int]) -> Any:
+            return actor.handle.values.remote([(i, jobs[i]) for i in batch], limits, options)
+
+        def take(out: list[tuple[int, list[CallOutcome]]]) -> None:
+            for index, outcomes in out:
+                results[index] = outcomes
+
+        self._dispatch(deque(range(len(jobs))), send, take, self.values_by_node, lambda i: f"values job {i}")
+        assert all(r is not None for r in results)
+        return results  # type: ignore[return-value]
+
+    def _dispatch(self, todo: deque[int], send: Callable[[_Actor, list[int]], Any], take: Callable[[Any], None],
+                  by_node: Counter[str], name: Callable[[int], Any],
+                  budget_left: Callable[[], float | None] = lambda: None,
+                  out_of_time: Callable[..., None] | None = None) -> None:
+        """Send the jobs ``todo`` names a batch at a time (``send``) to the freest actor, and hand
+        each batch's answer to ``take``, counting its jobs in ``by_node`` under the node that ran
+        them. A batch whose actor died goes back to the queue (``name`` names a job lost past its
+        retries). With a ``budget_left``, what is not sent or answered in time goes to ``out_of_time``."""
+        import ray
+        from ray.exceptions import RayError, RayTaskError
+
+        lost = {i: 0 for i in todo}
         in_flight: dict[Any, tuple[_Actor, list[int]]] = {}
         actors = self.actors() if todo else []
         while todo or in_flight:
             left = budget_left()
             if left is not None and left <= 0 and todo:  # spent: nothing more is sent, no actor restarted
-                out_of_time(todo, "the evaluation's wall-time budget ran out")
+                out_of_time(todo, BUDGET_RAN_OUT, Cause.WALL_BUDGET)
                 todo.clear()
             with self._lock:
                 while todo:  # a batch at a time to the freest actor: a few jobs spread over the nodes
@@ -237,13 +294,12 @@ class RayEvaluator:
                     share = -(-len(todo) // len(open_))  # fewer jobs than batches: an even share each
                     size = min(self.batch_size, self.in_flight_cap(actor) - actor.in_flight, share)
                     batch = [todo.popleft() for _ in range(size)]
-                    wire = [(i, jobs[i][1], parsed[i], budget_left()) for i in batch]
-                    in_flight[actor.handle.evaluate.remote(wire, limits, options)] = (actor, batch)
+                    in_flight[send(actor, batch)] = (actor, batch)
                     actor.in_flight += len(batch)
             if not in_flight:
                 if not todo:
                     break
-                raise JobLost(f"no evaluator actor is alive; {len(todo)} jobs left, first {jobs[todo[0]][0]!r}")
+                raise JobLost(f"no evaluator actor is alive; {len(todo)} jobs left, first {name(todo[0])!r}")
             wait_s = None if left is None else max(0.0, budget_left() + REPLY_GRACE_S)
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=wait_s)
             if not ready:  # past the budget and its grace: what is still out is a time limit
@@ -258,7 +314,7 @@ class RayEvaluator:
             with self._lock:
                 actor.in_flight -= len(batch)
             try:
-                out = ray.get(ref)
+                node_id, out = ray.get(ref)
             except RayTaskError:
                 raise  # the evaluator itself failed: a bug to see, not a node to route around
             except RayError as exc:  # the actor or its node died: its jobs run again elsewhere
@@ -268,7 +324,7 @@ class RayEvaluator:
                 for i in batch:
                     lost[i] += 1
                     if lost[i] > self.max_retries:
-                        raise JobLost(f"job {jobs[i][0]!r} was lost with its actor {lost[i]} times: {exc}") from exc
+                        raise JobLost(f"job {name(i)!r} was lost with its actor {lost[i]} times: {exc}") from exc
                 todo.extendleft(reversed(batch))
                 log.warning("evaluator actor on node %s died (%s); %d jobs go to another", actor.node_id,
                             type(exc).__name__, len(batch))
@@ -276,13 +332,8 @@ class RayEvaluator:
                 actors = [a for g in self._actors.values() for a in g] if spent else self.actors()
                 continue
             with self._lock:
-                self.jobs_by_node[actor.node_id] += len(out)
-            for res in out:
-                index = res.key
-                res.key = jobs[index][0]
-                results[index] = res
-        assert all(r is not None for r in results)
-        return results  # type: ignore[return-value]
+                by_node[node_id] += len(out)
+            take(out)
 
 
 def from_env() -> RayEvaluator | None:

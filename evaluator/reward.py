@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from evaluator import api
-from evaluator.model import Limits, Result, Tests, Verdict
+from evaluator.model import Limits, Options, Result, Tests, Verdict
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
 _PY_FENCE = re.compile(r"```[ \t]*(?:python3?|py)[ \t]*\n(.*?)```", re.S | re.I)
@@ -50,11 +50,11 @@ def _cluster() -> Any:
     return cluster
 
 
-def _evaluate_many(jobs: list, limits: Limits, workers: int | None = None, **options: Any) -> list[Result]:
+def _evaluate_many(jobs: list, limits: Limits, options: Options) -> list[Result]:
     cluster = _cluster()
     if cluster is not None:
-        return cluster.evaluate_many(jobs, limits, **options)
-    return api.evaluate_many(jobs, limits, workers=workers, **options)
+        return cluster.evaluate_many(jobs, limits, options)
+    return api.evaluate_many(jobs, limits, options)
 
 
 def _score(result: Result) -> dict:
@@ -92,10 +92,9 @@ def _limits(kwargs: dict) -> Limits:
                   **known)
 
 
-def _options(kwargs: dict) -> dict:
-    opts = {k: kwargs[k] for k in ("mode",) if k in kwargs}
-    opts["stop_on_first_failure"] = bool(kwargs.get("stop_on_first_failure", False))
-    return opts
+def _options(kwargs: dict, workers: int | None = None) -> Options:
+    return Options.of(stop_on_first_failure=bool(kwargs.get("stop_on_first_failure", False)), workers=workers,
+                      **{k: kwargs[k] for k in ("mode",) if k in kwargs})
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None,
@@ -113,9 +112,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     if isinstance(tests, Result):
         return _score(tests)
     if cluster is not None:
-        [result] = _evaluate_many([(0, code, tests)], _limits(kwargs), **_options(kwargs))
+        [result] = _evaluate_many([(0, code, tests)], _limits(kwargs), _options(kwargs))
         return _score(result)
-    return _score(api.evaluate(code, tests, _limits(kwargs), **_options(kwargs)))
+    return _score(api.evaluate(code, tests, _limits(kwargs), _options(kwargs)))
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[Any],
@@ -125,7 +124,6 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
     codes = [extract_code(s) for s in solution_strs]
     tests = [_tests(g) for g in ground_truths]
     jobs = [(i, c, t) for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Tests)]
-    results: dict[int, Result] = {r.key: r for r in _evaluate_many(jobs, _limits(kwargs), workers=workers,
-                                                                   **_options(kwargs))}
+    results: dict[int, Result] = {r.key: r for r in _evaluate_many(jobs, _limits(kwargs), _options(kwargs, workers))}
     results.update({i: t for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Result)})
     return [_score(results[i]) if i in results else _no_code() for i in range(len(codes))]

@@ -14,11 +14,13 @@ import json
 import signal
 from typing import Any
 
-from evaluator.model import ProcessEnd, Run, Tests, Verdict
+from evaluator.model import Cause, ProcessEnd, Run, Tests, Verdict
 from evaluator.runtime.harness import EXIT_MEMORY, EXIT_OUTPUT_LIMIT
 from evaluator.sandbox.process import SETUP_FAILED
 
 SNIPPET = 300
+BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
+LIMITS = (Verdict.TIME_LIMIT, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT)  # a program's own limits
 
 
 def _last_line(text: str) -> str:
@@ -70,7 +72,7 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
     writes one).
     """
     if run.deadline:
-        return Verdict.TIME_LIMIT, "the evaluation's wall-time budget ran out"
+        return Verdict.TIME_LIMIT, BUDGET_RAN_OUT
     if run.worker_died is not None:
         return Verdict.RUNTIME_ERROR, "the program killed or broke its fork server"
     if run.internal_error is not None or run.candidate is None:
@@ -108,6 +110,14 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
             return bad
         return Verdict.RUNTIME_ERROR, f"the program stopped answering: {report.get('msg', '')} {_last_line(cand.stderr_tail)}".strip()
     return _judge_verdict(report)
+
+
+def cause_of(run: Run, verdict: Verdict | str | None) -> Cause | None:
+    """Why a run that gave ``verdict`` has no answer: the evaluation's wall-time budget (what
+    :func:`classify` says of a run the deadline stopped), the program's own limit, or None."""
+    if run.deadline and verdict == Verdict.TIME_LIMIT:
+        return Cause.WALL_BUDGET
+    return Cause.OWN_LIMIT if verdict in LIMITS else None
 
 
 def _judge_verdict(report: dict) -> tuple[Verdict, str]:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.asserts import lift, lifted
-from evaluator.model import Limits, Run, Tests, as_tests
-from evaluator.runs import classify, server_request
+from evaluator.model import Cause, Limits, Options, Run, Tests, Verdict, as_tests
+from evaluator.runs import cause_of, classify, server_request
 from evaluator.runtime import wire
 from evaluator.runtime.harness import CALL_PRELUDE
 from evaluator.sandbox import limits
@@ -26,18 +26,29 @@ from evaluator.sandbox.pool import WorkerPool, shared_pool
 
 Entry = tuple[str, ...]  # ("function", name), ("method", class name, method name), or ("entry", name): as a case resolves it
 Call = tuple[tuple, dict]  # positional and keyword arguments, plain data
+ValuesJob = tuple[str, "Tests | dict", "list[Call]", "Entry | None"]  # (code, tests, calls, entry): a values_many job
 
 
 @dataclass(frozen=True)
 class CallOutcome:
-    """One call's answer: ``value`` when ``error`` is None."""
+    """One call's answer: ``value`` when ``error`` is None. ``not_run``: the call was never made
+    (:func:`call_values` stopped first); ``cause``: why a call that ended its process, or was
+    not made, has no answer: its own limit (or an earlier call's, with ``stop_after_timeout``)
+    or the evaluation's wall-time budget."""
 
     value: Any = None
     error: str | None = None
     time_s: float = 0.0
-    verdict: str | None = None  # a call that ended its process: the evaluator's verdict for it
+    verdict: Verdict | None = None  # a call that ended its process: the evaluator's verdict for it
     raised: Any = None  # the exception a call raised, as data (:func:`evaluator.runtime.ops.error`)
     unserializable: bool = False  # a call test's case returned what is not plain data
+    not_run: bool = False
+    cause: Cause | None = None
+
+    @classmethod
+    def skipped(cls, cause: Cause) -> "CallOutcome":
+        """A call not made, and why."""
+        return cls(error="not run", not_run=True, cause=cause)
 
     @property
     def ok(self) -> bool:
@@ -141,9 +152,6 @@ def _outcomes(at: list[int], run: Run) -> list[CallOutcome]:
     return out
 
 
-NOT_RUN = "not run"
-
-
 def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry, limits_: Limits,
               deadline: float | None = None, *, cases: bool = False) -> tuple[list[CallOutcome], Run]:
     """One sandboxed process running ``calls`` in order on a held worker, the steps fed one at a
@@ -171,8 +179,8 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request["cases"]
     if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
         verdict, msg = classify(run, "calls")
-        verdict = verdict or "runtime_error"
-        got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict,
+        verdict = verdict or Verdict.RUNTIME_ERROR
+        got.append(CallOutcome(error=f"{verdict}: {msg}".strip(), verdict=verdict, cause=cause_of(run, verdict),
                                time_s=round(time.monotonic() - start, 4)))
     return got[: len(calls)], run
 
@@ -186,9 +194,9 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
     ``Solution()`` per call). A call that ends its process fails alone: the calls after it run in
     a fresh one.
 
-    Calls not reached are ``NOT_RUN``: after ``budget_s`` of wall time, or after the first time
-    limit with ``stop_after_timeout`` (a program that loops once usually loops again: asking it
-    every remaining call would cost a limit each)."""
+    Calls not reached are ``not_run`` (:meth:`CallOutcome.skipped`): after ``budget_s`` of wall
+    time, or after the first time limit with ``stop_after_timeout`` (a program that loops once
+    usually loops again: asking it every remaining call would cost a limit each)."""
     t, limits_ = as_tests(tests), limits_ or Limits()
     if entry is None:
         if not t.fn_name:
@@ -198,10 +206,24 @@ def call_values(code: str, tests: Tests | dict, calls: list[Call], limits_: Limi
     results: list[CallOutcome] = []
     began = time.monotonic()
     while len(results) < len(calls):
-        timed_out = any(o.verdict == "time_limit" for o in results)
+        timed_out = any(o.verdict is Verdict.TIME_LIMIT for o in results)
         if (budget_s is not None and time.monotonic() - began >= budget_s) or (stop_after_timeout and timed_out):
-            results += [CallOutcome(error=NOT_RUN)] * (len(calls) - len(results))
+            cause = Cause.OWN_LIMIT if stop_after_timeout and timed_out else Cause.WALL_BUDGET
+            results += [CallOutcome.skipped(cause)] * (len(calls) - len(results))
             break
         with pool.worker(None) as worker:
             results += run_batch(worker, code, t, calls[len(results):], entry, limits_)[0]
     return results
+
+
+def values_of(job: ValuesJob, limits_: Limits, options: Options, pool: WorkerPool) -> list[CallOutcome]:
+    """One job of a backend's ``values_many`` (:mod:`evaluator.backend`), on ``pool``: its calls'
+    outcomes by :func:`call_values`, the budget ``limits_.wall_budget_s`` counted from the job's
+    start, and ``options.stop_after_timeout``. A job the evaluator cannot run (tests that do not
+    parse, no function to call) fails every call, never the batch."""
+    code, tests, calls, entry = job
+    try:
+        return call_values(code, tests, calls, limits_, entry=entry, pool=pool, budget_s=limits_.wall_budget_s,
+                           stop_after_timeout=options.stop_after_timeout)
+    except Exception as exc:  # noqa: BLE001 - one result per job, whatever happens
+        return [CallOutcome(error=f"{type(exc).__name__}: {exc}"[:200]) for _ in calls]

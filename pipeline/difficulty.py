@@ -21,6 +21,7 @@ import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from evaluator.backend import EvaluatorBackend, LocalBackend
 from pipeline.samplers.base import Sampler
 from pipeline.samplers.prompts import PROMPT_VERSION, build_messages
 from pipeline.schema import Tests
@@ -107,10 +108,10 @@ def prompt_for(row: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: DifficultyConfig,
-           evaluate_many: Callable[..., list[Any]]) -> list[list[str | None]]:
+           backend: EvaluatorBackend) -> list[list[str | None]]:
     """Per problem, per sample: its program where it passed every test, else None; all problems'
     samples judged in one parallel batch."""
-    from evaluator.model import Limits
+    from evaluator.model import Limits, Options
     from evaluator.reward import extract_code
 
     jobs = []
@@ -121,7 +122,8 @@ def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: Dif
             if code is not None:
                 jobs.append(((p, s), code, row["tests"]))
     programs = {key: code for key, code, _ in jobs}
-    for result in evaluate_many(jobs, Limits(time_s=config.timeout_s), workers=config.eval_workers) if jobs else []:
+    options = Options(workers=config.eval_workers)
+    for result in backend.evaluate_many(jobs, Limits(time_s=config.timeout_s), options) if jobs else []:
         if result.passed:
             p, s = result.key
             passing[p][s] = programs[result.key]
@@ -134,12 +136,11 @@ def score_problems(
     config: DifficultyConfig,
     cache: ScoreCache | None = None,
     progress: Callable[[str], None] | None = None,
-    evaluate_many: Callable[..., list[Any]] | None = None,
+    backend: EvaluatorBackend | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Scores for the chosen problems (cached ones reused), and run statistics. ``evaluate_many``:
-    where the samples are judged (default: this machine's pool; see ``evaluator.ray_backend``)."""
-    if evaluate_many is None:
-        from evaluator import evaluate_many
+    """Scores for the chosen problems (cached ones reused), and run statistics. ``backend``:
+    where the samples are judged (default: this machine's pool; see :mod:`evaluator.backend`)."""
+    backend = backend or LocalBackend()
     chosen = sorted(rows, key=lambda r: r["problem_id"])
     if config.sample_size is not None:
         chosen = chosen[: config.sample_size]
@@ -160,7 +161,7 @@ def score_problems(
             max_tokens=config.max_tokens, seed=config.seed,
         )
         t1 = time.monotonic()
-        passed = _judge(batch, completions, config, evaluate_many)
+        passed = _judge(batch, completions, config, backend)
         t2 = time.monotonic()
         fresh = []
         for row, samples, programs in zip(batch, completions, passed):

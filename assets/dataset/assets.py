@@ -103,13 +103,13 @@ def filter_problems(context: dg.AssetExecutionContext, config: FilterRunConfig, 
 def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, sampler: SamplerResource,
                     evaluator: EvaluatorResource, filtered_problems: Rows):
     settings = to_dataclass(VerifyConfig, config)
-    run = evaluator.evaluate_many()
+    backend = evaluator.make_backend()
     if settings.generation.model_inputs:  # the model writes input generators: start it only then
         with sampler.make_sampler() as model:
-            result = verify_sharded(filtered_problems, settings, evaluate_many=run, sampler=model,
+            result = verify_sharded(filtered_problems, settings, backend=backend, sampler=model,
                                     progress=context.log.info)
     else:
-        result = verify_sharded(filtered_problems, settings, evaluate_many=run, progress=context.log.info)
+        result = verify_sharded(filtered_problems, settings, backend=backend, progress=context.log.info)
     strength = strength_by_source(result.kept, result.rejects)
     funnel = funnel_by_source(result.kept, result.rejects)
     stats = stage_metadata(result.stats)
@@ -137,7 +137,7 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
 )
 def verify_heldout_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, evaluator: EvaluatorResource,
                             heldout_problems: Rows):
-    result = verify_heldout(heldout_problems, to_dataclass(VerifyConfig, config), evaluate_many=evaluator.evaluate_many(),
+    result = verify_heldout(heldout_problems, to_dataclass(VerifyConfig, config), backend=evaluator.make_backend(),
                             progress=context.log.info)
     stats = stage_metadata(result.stats)
     yield dg.Output(rows_to_table(result.kept, VERIFIED_SCHEMA), "verified_heldout", metadata={
@@ -155,7 +155,7 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
     with sampler.make_sampler() as model:
         startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
         scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info,
-                                       evaluate_many=evaluator.evaluate_many())
+                                       backend=evaluator.make_backend())
     context.add_output_metadata({
         **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
         **stage_metadata(StageResult(scores).count(len(verified_problems), **stats).stats),

@@ -9,12 +9,12 @@ known-wrong programs measure them.
 - :mod:`~pipeline.verify.run`: the stage itself, :func:`verify_rows` and :func:`verify_heldout`.
 """
 
-from pipeline.verify.config import Evaluate, Job, VerifyConfig
+from pipeline.verify.config import Job, VerifyConfig
 from pipeline.verify.references import answer_disagreement, decide, derived_time_limit, plan, run_references
 from pipeline.verify.report import outcome_counts, strength_by_source, strength_markdown
 from pipeline.verify.run import verify_heldout, verify_rows
 from pipeline.verify.strength import labelled_correct
 
-__all__ = ["Evaluate", "Job", "VerifyConfig", "answer_disagreement", "decide", "derived_time_limit", "labelled_correct",
+__all__ = ["Job", "VerifyConfig", "answer_disagreement", "decide", "derived_time_limit", "labelled_correct",
            "outcome_counts", "plan", "run_references", "strength_by_source", "strength_markdown", "verify_heldout",
            "verify_rows"]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evaluator.model import DEFAULT_MEMORY_MB, Result
+from evaluator.model import DEFAULT_MEMORY_MB
 from pipeline.schema import Tests
 from pipeline.verify.testgen.generate import TestGenConfig
 
@@ -38,4 +37,3 @@ class VerifyConfig:
 
 
 Job = tuple[tuple[str, Any], str, Tests]  # ((problem id, program index), code, tests)
-Evaluate = Callable[..., list[Result]]  # evaluator.evaluate_many's shape

@@ -8,11 +8,12 @@ import json
 import math
 from typing import Any
 
+from evaluator.backend import EvaluatorBackend
 from evaluator.compare import same_answer
-from evaluator.model import Limits, Result, Verdict
+from evaluator.model import Limits, Options, Result, Verdict
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, reject
-from pipeline.verify.config import Evaluate, Job, VerifyConfig
+from pipeline.verify.config import Job, VerifyConfig
 
 CLEAN_VERDICTS = ("accepted", "wrong_answer")  # the program ran to the end: its output is an answer
 
@@ -136,7 +137,7 @@ def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> 
 
 
 def run_references(rows: list[dict[str, Any]], jobs: list[Job], config: VerifyConfig,
-                   evaluate_many: Evaluate) -> dict[str, list[Result]]:
+                   backend: EvaluatorBackend) -> dict[str, list[Result]]:
     """Every reference on every case, results by problem id (in reference order). A run the
     evaluator itself failed (``internal_error``: never the program's doing) runs once more, so one
     such hiccup does not reject a problem as ``no_reference_passes``."""
@@ -144,8 +145,9 @@ def run_references(rows: list[dict[str, Any]], jobs: list[Job], config: VerifyCo
     keep_output = any(len((row.get("solutions") or [])[: config.max_references]) > 1 for row in rows)
 
     def run(batch: list[Job]) -> list[Result]:
-        return evaluate_many(batch, Limits(time_s=config.timeout_s, memory_mb=config.memory_mb), workers=config.workers,
-                             stop_on_first_failure=False, keep_output=keep_output) if batch else []
+        limits = Limits(time_s=config.timeout_s, memory_mb=config.memory_mb)
+        options = Options(workers=config.workers, stop_on_first_failure=False, keep_output=keep_output)
+        return backend.evaluate_many(batch, limits, options) if batch else []
 
     results = run(jobs)
     failed = [i for i, r in enumerate(results) if r.verdict is Verdict.INTERNAL_ERROR]

@@ -30,10 +30,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.model import Limits, Result
+from evaluator.backend import EvaluatorBackend, LocalBackend
+from evaluator.model import Limits, Options, Result
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, StageResult, reject
-from pipeline.verify.config import Evaluate, VerifyConfig
+from pipeline.verify.config import VerifyConfig
 from pipeline.verify.references import decide, plan, run_references
 from pipeline.verify.report import outcome_counts
 from pipeline.verify.strength import Role, judge_strength, plan_incorrect
@@ -59,30 +60,30 @@ def verify_rows(
     rows: list[dict[str, Any]],
     config: VerifyConfig | None = None,
     *,
-    evaluate_many: Evaluate | None = None,
+    backend: EvaluatorBackend | None = None,
     sampler: Any = None,
     progress: Callable[[str], None] | None = None,
 ) -> StageResult:
     """Verify ``rows`` with the evaluator: references first (all pairs in parallel), then test
     generation (``sampler``: the model that writes input generators, when the configuration
     asks for it), then the known-incorrect programs on the final tests, under the derived limits.
-    Not a list of per-row steps (:func:`pipeline.stage.run_steps`): each phase runs every
-    problem's programs as one batch on the evaluator, which is what keeps the cores busy."""
-    config = config or VerifyConfig()
-    if evaluate_many is None:
-        from evaluator import evaluate_many
+    ``backend``: where every program runs (default: this machine's pool; the ``evaluator``
+    resource's may be a Ray cluster's). Not a list of per-row steps
+    (:func:`pipeline.stage.run_steps`): each phase runs every problem's programs as one batch on
+    the evaluator, which is what keeps the cores busy."""
+    config, backend = config or VerifyConfig(), backend or LocalBackend()
     start = time.monotonic()
     jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} problems: {len(jobs)} reference runs")
-    by_problem = run_references(rows, jobs, config, evaluate_many)
+    by_problem = run_references(rows, jobs, config, backend)
     kept, rejects = [], []
     for row in rows:
         verified, reject = decide(row, by_problem.get(row["problem_id"], []), config)
         (kept if verified is not None else rejects).append(verified if verified is not None else reject)
     references_s = time.monotonic() - start
 
-    kept, generation = generate_tests(kept, config.generation, evaluate_many=evaluate_many, workers=config.workers,
+    kept, generation = generate_tests(kept, config.generation, backend=backend, workers=config.workers,
                                       memory_mb=config.memory_mb, sampler=sampler, progress=progress)
     kept = _statement_only(kept, rejects, config.generation.tests_only_in_statement)
     generation_s = time.monotonic() - start - references_s
@@ -90,8 +91,8 @@ def verify_rows(
     wrong_jobs = plan_incorrect(kept, config)
     if progress and wrong_jobs:
         progress(f"test strength: {len(wrong_jobs)} known-incorrect programs on {len(kept)} kept problems")
-    wrong_results = evaluate_many(
-        wrong_jobs, Limits(memory_mb=config.memory_mb), workers=config.workers, stop_on_first_failure=True,
+    wrong_results = backend.evaluate_many(
+        wrong_jobs, Limits(memory_mb=config.memory_mb), Options(workers=config.workers, stop_on_first_failure=True),
     ) if wrong_jobs else []
     wrong_by_problem: dict[str, list[tuple[Role, Result]]] = {}
     for result in wrong_results:
@@ -125,7 +126,7 @@ def verify_heldout(
     rows: list[dict[str, Any]],
     config: VerifyConfig | None = None,
     *,
-    evaluate_many: Evaluate | None = None,
+    backend: EvaluatorBackend | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> StageResult:
     """Verify for the held-out split, with what it can check: the references where a problem has
@@ -133,15 +134,13 @@ def verify_heldout(
     function to call) Process's completeness rule already saw to, as for every source. No tests
     are generated and no wrong programs run: held-out problems are scored against their own tests.
     Not a list of per-row steps: the references of every problem run as one batch."""
-    config = config or VerifyConfig()
-    if evaluate_many is None:
-        from evaluator import evaluate_many
+    config, backend = config or VerifyConfig(), backend or LocalBackend()
     start = time.monotonic()
     kept, rejects = [], []
     jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} held-out problems: {len(jobs)} reference runs")
-    by_problem = run_references(rows, jobs, config, evaluate_many)
+    by_problem = run_references(rows, jobs, config, backend)
     no_references = dataclasses.replace(config, require_reference=False)
     for row in rows:
         verified, rejected = decide(row, by_problem.get(row["problem_id"], []), no_references)

@@ -26,9 +26,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from evaluator.backend import EvaluatorBackend
 from pipeline.schema import REJECT_SCHEMA, VERIFIED_SCHEMA, rows_from_table, rows_to_table, to_storable
 from pipeline.stage import StageResult
-from pipeline.verify.config import Evaluate, VerifyConfig
+from pipeline.verify.config import VerifyConfig
 from pipeline.verify.deciding_code import code_version
 from pipeline.verify.report import outcome_counts
 from pipeline.verify.run import verify_rows
@@ -84,7 +85,7 @@ def verify_sharded(
     config: VerifyConfig | None = None,
     *,
     cache: ShardCache | None = None,
-    evaluate_many: Evaluate | None = None,
+    backend: EvaluatorBackend | None = None,
     sampler: Any = None,
     progress: Callable[[str], None] | None = None,
 ) -> StageResult:
@@ -94,7 +95,7 @@ def verify_sharded(
     config = config or VerifyConfig()
     if config.shards < 1:
         raise ValueError(f"shards must be at least 1, got {config.shards}")
-    run = dict(evaluate_many=evaluate_many, sampler=sampler, progress=progress)
+    run = dict(backend=backend, sampler=sampler, progress=progress)
     if not config.cache or config.generation.sample_per_source is not None:
         result = verify_rows(rows, config, **run)
         why = "off" if not config.cache else "a generation sample depends on every shard"

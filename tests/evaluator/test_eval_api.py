@@ -104,3 +104,16 @@ def test_evaluate_many_parallel_in_order():
     assert [r.passed for r in res[:8]] == [bool(i % 2) for i in range(8)]
     assert res[-1].verdict == "internal_error"
     assert all(r.verdict in VERDICTS for r in res)
+
+
+def test_a_limit_says_whether_the_program_or_the_budget_ran_out():
+    """A test past its own limit and one the evaluation's wall budget cut short are both
+    ``time_limit``; ``cause`` tells them apart (Verify's adversaries count only the first)."""
+    from evaluator.model import Cause
+
+    loop = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * 2}
+    own = evaluate("while True:\n    pass\n", loop, Limits(time_s=0.3), stop_on_first_failure=False)
+    assert [(c.verdict.value, c.cause) for c in own.cases] == [("time_limit", Cause.OWN_LIMIT)] * 2
+    cut = evaluate("import time\ntime.sleep(5)\n", loop, Limits(time_s=5, wall_budget_s=0.5), stop_on_first_failure=False)
+    assert [(c.verdict.value, c.cause) for c in cut.cases] == [("time_limit", Cause.WALL_BUDGET)] * 2
+    assert evaluate("print(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]}).cases[0].cause is None

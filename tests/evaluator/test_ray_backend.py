@@ -146,6 +146,55 @@ def test_the_verify_asset_judges_on_the_cluster(cluster, shared_data, tmp_path, 
     assert summary(rows_from_table(on_cluster)) == summary(local)
 
 
+def test_generations_oracle_and_adversaries_run_on_both_nodes(cluster, shared_data):
+    """Verify with test generation on two real LeetCode call problems, through the Ray backend:
+    the references' answers (the oracle) and the hardcoder's and mutants' (the adversaries) come
+    from ``values_many`` batches run on both nodes, each batch naming the node that ran it, and
+    the released tests are those this machine's pool makes."""
+    from itertools import islice
+
+    from evaluator.backend import LocalBackend
+    from pipeline.process import process_rows
+    from pipeline.sources import default_specs
+    from pipeline.sources.registry import get_adapter
+    from pipeline.verify import VerifyConfig, verify_rows
+    from pipeline.verify.testgen.generate import TestGenConfig
+
+    spec = default_specs()["leetcode"]
+    adapter = get_adapter(spec.adapter)
+    rows = process_rows([adapter.to_row(r, spec) for r in islice(adapter.load(spec), 2)]).kept
+    assert [r["tests"].kind for r in rows] == ["call", "call"]
+    generous = 60.0  # no budget cuts a run short: both runs answer every input
+    config = VerifyConfig(cache=False, generation=TestGenConfig(inputs=12, max_tests=6, mutants=3, cache=False,
+                                                                oracle_budget_s=generous, adversary_budget_s=generous))
+    backend = RayEvaluator(cluster["address"], batch_size=1)
+    on_cluster = verify_rows(rows, config, backend=backend)
+    nodes = {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]}
+    print("values_many jobs by node:", {nodes[n]: k for n, k in backend.values_by_node.items()},
+          "evaluate_many jobs by node:", {nodes[n]: k for n, k in backend.jobs_by_node.items()})
+    assert set(backend.values_by_node) == set(nodes) and len(nodes) == 2 and min(backend.values_by_node.values()) >= 2
+
+    class Counted(LocalBackend):
+        values_jobs = 0
+
+        def values_many(self, jobs, limits=None, options=None):
+            jobs = list(jobs)
+            self.values_jobs += len(jobs)
+            return super().values_many(jobs, limits, options)
+
+    counted = Counted()
+    local = verify_rows(rows, config, backend=counted)
+    # the same values jobs (a reference's answers, an adversary's) as this machine's pool runs
+    assert sum(backend.values_by_node.values()) == counted.values_jobs >= 8
+
+    def released(result):
+        return [(r["problem_id"], r["generated_tests"], r["mutants_run"], r["mutation_score"],
+                 [(c.input, c.output) for c in r["tests"].cases]) for r in result.kept]
+
+    assert released(on_cluster) == released(local)
+    assert all(r["generated_tests"] > 0 for r in on_cluster.kept) and len(on_cluster.kept) == 2
+
+
 def test_the_reward_judges_on_the_cluster_when_configured(cluster, monkeypatch):
     """verl's reward (``compute_score`` and the batched one) with ``MICROCODER_EVALUATOR_RAY_ADDRESS``:
     the same scores, judged by the actors."""

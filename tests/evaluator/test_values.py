@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from evaluator.model import Cause, Limits, Verdict
 from evaluator.values import call_values, entry_for
 
 CALL = {"kind": "call", "fn_name": "f", "cases": [], "time_limit_s": 1.0}
@@ -22,6 +23,20 @@ def test_a_raising_or_looping_call_fails_alone():
     out = call_values(code, CALL, [((i,), {}) for i in range(6)])
     assert [o.value for o in out if o.ok] == [0, 10, 30, 50]
     assert out[2].error.startswith("ValueError") and out[4].error.startswith("time_limit")
+    assert (out[4].verdict, out[4].cause, out[4].not_run) == (Verdict.TIME_LIMIT, Cause.OWN_LIMIT, False)
+    assert out[5].ok and not any(o.not_run for o in out)
+
+
+def test_calls_not_made_say_so_and_why():
+    """After a time limit (``stop_after_timeout``) the rest are not run for the call's own limit;
+    past the wall budget, for the budget: typed, never a message to match."""
+    code = "def f(x):\n    while x == 1:\n        pass\n    return x\n"
+    calls = [((i,), {}) for i in range(4)]
+    out = call_values(code, CALL, calls, Limits(time_s=0.25), stop_after_timeout=True)
+    assert [o.ok for o in out] == [True, False, False, False] and out[1].verdict is Verdict.TIME_LIMIT
+    assert [(o.not_run, o.cause) for o in out[1:]] == [(False, Cause.OWN_LIMIT)] + [(True, Cause.OWN_LIMIT)] * 2
+    out = call_values(code, CALL, calls, budget_s=0)
+    assert all(o.not_run and o.cause is Cause.WALL_BUDGET and not o.ok for o in out)
 
 
 def test_solution_methods_get_a_fresh_instance_per_call():

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evaluator import evaluate_many
+from evaluator.backend import LocalBackend
 from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.samplers import Completion, make_sampler
@@ -71,7 +71,7 @@ def _list_problem(rows):
 
 def test_validated_model_inputs_become_tests(leetcode):
     row = _list_problem(leetcode)
-    inputs = model_inputs([row], Scripted(LIST_GENERATOR), n=20, evaluate_many=evaluate_many)[0]
+    inputs = model_inputs([row], Scripted(LIST_GENERATOR), n=20, backend=LocalBackend())[0]
     assert inputs and all(label == MODEL_LABEL for _, label in inputs)
     assert all(len(args[0]) % 2 == 0 for (args, _), _ in inputs)  # the validator dropped odd lengths
     # the model's validator judges the mutation inputs too, once it accepts the problem's own inputs
@@ -90,7 +90,7 @@ def test_validated_model_inputs_become_tests(leetcode):
 
 def test_a_hostile_generator_is_contained_and_yields_nothing(leetcode, tmp_path):
     row = _list_problem(leetcode)
-    assert model_inputs([row], Scripted(HOSTILE), n=5, evaluate_many=evaluate_many, timeout_s=1.0) == [[]]
+    assert model_inputs([row], Scripted(HOSTILE), n=5, backend=LocalBackend(), timeout_s=1.0) == [[]]
     import os
 
     assert not os.path.exists("/tmp/mc_model_input_escape")

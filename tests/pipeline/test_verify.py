@@ -188,7 +188,7 @@ def test_verify_asset_metadata_has_strength_by_source(kodcode_with_wrong_program
 def test_a_reference_the_evaluator_failed_runs_once_more():
     """An ``internal_error`` is the evaluator's hiccup, never the program's: that reference runs
     again, and the problem is judged on the second run (a main job lost a KodCode problem so)."""
-    from evaluator import evaluate_many as real
+    from evaluator.backend import LocalBackend
     from evaluator.model import Result, Verdict
     from pipeline.verify import plan, run_references
 
@@ -196,13 +196,14 @@ def test_a_reference_the_evaluator_failed_runs_once_more():
     rows = [{"problem_id": "p", "tests": tests, "solutions": ["print(int(input()) * 2)"]}]
     calls = []
 
-    def flaky(jobs, limits, **kw):
-        calls.append(len(jobs))
-        if len(calls) == 1:
-            return [Result.failed(Verdict.INTERNAL_ERROR, "worker start timed out", key=j[0]) for j in jobs]
-        return real(jobs, limits, **kw)
+    class Flaky(LocalBackend):
+        def evaluate_many(self, jobs, limits=None, options=None):
+            calls.append(len(jobs))
+            if len(calls) == 1:
+                return [Result.failed(Verdict.INTERNAL_ERROR, "worker start timed out", key=j[0]) for j in jobs]
+            return super().evaluate_many(jobs, limits, options)
 
-    by_problem = run_references(rows, plan(rows, VerifyConfig()), VerifyConfig(), flaky)
+    by_problem = run_references(rows, plan(rows, VerifyConfig()), VerifyConfig(), Flaky())
     assert calls == [1, 1] and by_problem["p"][0].verdict is Verdict.ACCEPTED
 
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from evaluator import evaluate_many
+from evaluator.backend import LocalBackend
 from pipeline.verify import VerifyConfig, verify_rows
 from pipeline.verify.shards import ShardCache, shard_of, verify_sharded
 
@@ -21,19 +21,23 @@ def rows(shared_data):
     return mbpp + kodcode
 
 
-class Counting:
-    """``evaluate_many``, counting its calls and the problems whose references and known-wrong
-    programs it was given (their keys are ``(problem id, index)``)."""
+class Counting(LocalBackend):
+    """This machine's backend, counting its calls (both kinds) and the problems whose references
+    and known-wrong programs it was given (their keys are ``(problem id, index)``)."""
 
     def __init__(self) -> None:
         self.problems: set[str] = set()
         self.calls = 0
 
-    def __call__(self, jobs, *args, **kwargs):
+    def evaluate_many(self, jobs, *args, **kwargs):
         jobs = list(jobs)
         self.calls += 1
         self.problems |= {key[0] for key, _, _ in jobs if isinstance(key, tuple) and isinstance(key[0], str)}
-        return evaluate_many(jobs, *args, **kwargs)
+        return super().evaluate_many(jobs, *args, **kwargs)
+
+    def values_many(self, jobs, *args, **kwargs):
+        self.calls += 1
+        return super().values_many(jobs, *args, **kwargs)
 
 
 def _summary(result):
@@ -47,11 +51,11 @@ CONFIG = VerifyConfig(workers=2, shards=4)
 def test_an_unchanged_refresh_runs_no_program(rows, tmp_path):
     cache = ShardCache(tmp_path)
     run = Counting()
-    first = verify_sharded(rows, CONFIG, cache=cache, evaluate_many=run)
+    first = verify_sharded(rows, CONFIG, cache=cache, backend=run)
     assert run.problems == {r["problem_id"] for r in rows}
     assert first.stats["shards_reused"] == 0 and first.stats["problems"] == len(rows)
     counted = Counting()
-    again = verify_sharded(rows, CONFIG, cache=cache, evaluate_many=counted)
+    again = verify_sharded(rows, CONFIG, cache=cache, backend=counted)
     assert counted.calls == 0 and again.stats["shards_reused"] == again.stats["shards"]
     assert again.stats["problems_reused"] == len(rows)
     assert _summary(again) == _summary(first)
@@ -66,13 +70,13 @@ def test_a_changed_problem_reverifies_its_shard_only(rows, tmp_path):
     changed = [edited, *rows[1:]]
     shard = shard_of(edited["problem_id"], CONFIG.shards)
     run = Counting()
-    second = verify_sharded(changed, CONFIG, cache=cache, evaluate_many=run)
+    second = verify_sharded(changed, CONFIG, cache=cache, backend=run)
     assert run.problems == {r["problem_id"] for r in changed if shard_of(r["problem_id"], CONFIG.shards) == shard}
     assert second.stats["shards_reused"] == second.stats["shards"] - 1
     assert _summary(second) == _summary(first)  # the statement does not change what Verify decides here
     # new settings decide anew: every shard runs
     run = Counting()
-    verify_sharded(changed, dataclasses.replace(CONFIG, max_incorrect=1), cache=cache, evaluate_many=run)
+    verify_sharded(changed, dataclasses.replace(CONFIG, max_incorrect=1), cache=cache, backend=run)
     assert run.problems == {r["problem_id"] for r in changed}
 
 

@@ -34,13 +34,12 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Checker, Limits, Result, SpecialJudge, Verdict
-from evaluator.values import NOT_RUN
+from evaluator.backend import EvaluatorBackend, LocalBackend
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Checker, Limits, Options, SpecialJudge, Verdict
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.verify.report import GenerationColumns
 from pipeline.verify.testgen import asserts, linked, postconditions
@@ -235,39 +234,9 @@ def _validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None
 
 
 # ----------------------------------------------------------------------------- running
-Evaluate = Callable[..., list[Result]]  # evaluator.evaluate_many's shape
-
-
 def _stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> Tests:
     cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
     return dataclasses.replace(tests, cases=cases)
-
-
-def _values_many(jobs: list[tuple[str, Tests, list, tuple | None]], workers: int | None, memory_mb: int,
-                 **options: Any) -> list[list]:
-    """``call_values`` for many (code, tests, calls, entry) jobs over the shared pool; ``options``
-    go to each (``budget_s``, ``stop_after_timeout``)."""
-    import os
-
-    from evaluator.sandbox.pool import shared_pool
-    from evaluator.values import call_values
-
-    if not jobs:
-        return []
-    size = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    pool = shared_pool(size)
-
-    def one(job):
-        code, tests, calls, entry = job
-        try:
-            return call_values(code, tests, calls, Limits(memory_mb=memory_mb), entry=entry, pool=pool, **options)
-        except Exception as exc:  # noqa: BLE001 - a job the evaluator cannot run: every call failed
-            from evaluator.values import CallOutcome
-
-            return [CallOutcome(error=f"{type(exc).__name__}: {exc}"[:200]) for _ in calls]
-
-    with ThreadPoolExecutor(max_workers=size) as ex:
-        return list(ex.map(one, jobs))
 
 
 def _call_entry(cand: Candidate, code: str) -> tuple[str, ...]:
@@ -300,7 +269,7 @@ def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> 
     return asserts.same_value(a, b) and asserts.same_value(b, a)
 
 
-def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], *, evaluate_many: Evaluate,
+def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], *, backend: EvaluatorBackend,
                workers: int | None, memory_mb: int, budget_s: float) -> None:
     """Every reference's answer on every input, and the brute force's on the small ones; keep
     the inputs all references answer alike, in time, and no witness contradicts."""
@@ -336,13 +305,14 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
         else:
             answers.setdefault(ci, []).append(per)
 
+    limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
     if stdin_jobs:
-        results = evaluate_many(stdin_jobs, Limits(memory_mb=memory_mb, wall_budget_s=budget_s), workers=workers,
-                                stop_on_first_failure=False, keep_output=True)
+        results = backend.evaluate_many(stdin_jobs, limits,
+                                        Options(workers=workers, stop_on_first_failure=False, keep_output=True))
         for res in results:
             per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in res.cases]
             record(res.key, per + [(False, None, 0.0)] * (len(res.key[2]) - len(per)))
-    for (key, twinned), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s)):
+    for (key, twinned), outcomes in zip(owners, backend.values_many(value_jobs, limits, Options(workers=workers))):
         own = len(key[2])
         cands[key[0]].twin_answers.update({i: (o.ok, o.value) for i, o in zip(twinned, outcomes[own:])})
         record(key, [(o.ok, o.value, o.time_s) for o in outcomes[:own]])
@@ -461,10 +431,7 @@ def adversary_limit(cand: Candidate) -> float:
     return round(min(cand.row["tests"].time_limit_s or DEFAULT_TIME_S, max(0.25, 4 * slowest)), 2)
 
 
-BUDGET_RAN_OUT = "the evaluation's wall-time budget ran out"
-
-
-def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers: int | None, memory_mb: int,
+def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, workers: int | None, memory_mb: int,
                     budget_s: float) -> None:
     """Which generated inputs reject each adversary, and whether the original tests do. An
     input not run (the budget ran out, or the adversary already looped) rejects nothing here.
@@ -491,25 +458,25 @@ def run_adversaries(cands: list[Candidate], *, evaluate_many: Evaluate, workers:
                 original_jobs.append(((ci, name), code, tests))
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
     if stdin_jobs:
-        for res in evaluate_many(stdin_jobs, limits, workers=workers, stop_on_first_failure=False):
+        for res in backend.evaluate_many(stdin_jobs, limits, Options(workers=workers, stop_on_first_failure=False)):
             (ci, name), cand = res.key, cands[res.key[0]]
             original = len(cand.row["tests"].cases)
             failed = {i for i, c in enumerate(res.cases)
-                      if c.verdict is not Verdict.ACCEPTED and c.message != BUDGET_RAN_OUT}
+                      if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
             if res.verdict is Verdict.INTERNAL_ERROR:
                 continue
             kept = sorted(cand.expected)
             cand.kills[name] = {kept[i - original] for i in failed if i >= original}
             if any(i < original for i in failed):
                 cand.killed_by_original.add(name)
-    for (ci, name), outcomes in zip(owners, _values_many(value_jobs, workers, memory_mb, budget_s=budget_s,
-                                                         stop_after_timeout=True)):
+    for (ci, name), outcomes in zip(owners, backend.values_many(value_jobs, limits,
+                                                                Options(workers=workers, stop_after_timeout=True))):
         cand = cands[ci]
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if o.error != NOT_RUN and (
+        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if not o.not_run and (
             not o.ok or not _same(cand.kind, None, cand.expected[kept[j]], o.value))}
     if original_jobs:
-        for res in evaluate_many(original_jobs, limits, workers=workers):
+        for res in backend.evaluate_many(original_jobs, limits, Options(workers=workers)):
             ci, name = res.key
             if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR):
                 cands[ci].killed_by_original.add(name)
@@ -685,13 +652,13 @@ def _skipped(row: dict[str, Any], note: str) -> dict[str, Any]:
                              oracle_witnesses=references).columns()
 
 
-def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig, evaluate_many: Evaluate) -> None:
+def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig, backend: EvaluatorBackend) -> None:
     """Inputs from a model-written generator, after the others; the model's validator judges the
     grammar's and mutation's inputs too, and ours the model's (each refusal counted)."""
     from pipeline.verify.testgen.model_inputs import model_checks
 
     found = model_checks([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
-                         evaluate_many=evaluate_many, candidates=[list(c.inputs) for c in cands],
+                         backend=backend, candidates=[list(c.inputs) for c in cands],
                          examples=[list(c.examples) for c in cands], max_tokens=config.model_max_tokens)
     for cand, (made, verdicts) in zip(cands, found):
         if verdicts is not None:
@@ -708,16 +675,16 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
             cand.note = None
 
 
-def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluate_many: Evaluate | None = None,
+def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend: EvaluatorBackend | None = None,
                    workers: int | None = None, memory_mb: int = DEFAULT_MEMORY_MB, sampler: Any = None,
                    progress: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``rows`` (verified) with generated tests and the generation columns; and stage figures.
-    ``sampler``: the model that writes input generators when ``config.model_inputs`` > 0."""
+    ``sampler``: the model that writes input generators when ``config.model_inputs`` > 0; ``backend``:
+    where every program runs (default: this machine's pool)."""
     if (config.model_inputs or config.model_brute_force) and sampler is None:
         raise ValueError("generation.model_inputs and generation.model_brute_force need a model: configure the "
                          "`sampler` resource (vLLM or an OpenAI-compatible server), or turn them off")
-    if evaluate_many is None:
-        from evaluator import evaluate_many
+    backend = backend or LocalBackend()
     start = time.monotonic()
     out: list[dict[str, Any]] = []
     todo: list[tuple[int, str, Candidate]] = []
@@ -745,21 +712,21 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, evaluat
         todo.append((index, key, plan_inputs(row, config)))
     cands = [c for _, _, c in todo]
     if config.model_inputs and cands:
-        add_model_inputs(cands, sampler, config, evaluate_many)
+        add_model_inputs(cands, sampler, config, backend)
     if config.model_brute_force and cands:
         from pipeline.verify.testgen.witnesses import brute_forces
 
-        for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, evaluate_many=evaluate_many,
+        for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, backend=backend,
                                                   seed=config.seed, max_tokens=config.model_max_tokens)):
             cand.brute = code
     if progress and cands:
         progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
                  f"{sum(len(c.inputs) for c in cands)} candidate inputs")
-    run_oracle(cands, _trusted, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
+    run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb,
                budget_s=config.oracle_budget_s)
     for cand in cands:
         build_adversaries(cand, config)
-    run_adversaries(cands, evaluate_many=evaluate_many, workers=workers, memory_mb=memory_mb,
+    run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb,
                     budget_s=config.adversary_budget_s)
     for index, key, cand in todo:
         columns = finish(cand, config)

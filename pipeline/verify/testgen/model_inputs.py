@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evaluator.model import Result
+from evaluator.backend import EvaluatorBackend
+from evaluator.model import Options, Result
 from pipeline.schema import TestCase, Tests
 
 MODEL_LABEL = "model:generator"
@@ -103,7 +104,7 @@ def _as_line(row: dict[str, Any], value: Any) -> str:
     return json.dumps(value if row["tests"].kind == "stdin" else list(value[0]), ensure_ascii=False, default=repr)
 
 
-def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, evaluate_many: Any,
+def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, backend: EvaluatorBackend,
                  candidates: list[list[Any]], examples: list[list[Any]], timeout_s: float = 5.0,
                  max_tokens: int = 1024) -> list[tuple[list[tuple[Any, str]], list[bool] | None]]:
     """Per row: the inputs the model's generator made and its validator accepts, and the
@@ -114,7 +115,8 @@ def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int 
     gen_jobs = [(i, code + _GENERATOR_DRIVER.format(n=n), _stdin_tests(str(seed), timeout_s))
                 for i, code in enumerate(codes) if code and n > 0]
     proposed: dict[int, list[str]] = {i: [] for i in range(len(rows))}
-    for res in evaluate_many(gen_jobs, stop_on_first_failure=False, keep_output=True) if gen_jobs else []:
+    options = Options(stop_on_first_failure=False, keep_output=True)
+    for res in backend.evaluate_many(gen_jobs, None, options) if gen_jobs else []:
         proposed[res.key] = [line for line in _lines_of(res) if line.strip()][:n]
     checked: dict[int, list[str]] = {}
     for i, row in enumerate(rows):
@@ -122,7 +124,7 @@ def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int 
     val_jobs = [(i, codes[i] + _VALIDATOR_DRIVER, _stdin_tests("\n".join(lines) + "\n", timeout_s))
                 for i, lines in checked.items() if codes[i] and lines]
     out: list[tuple[list[tuple[Any, str]], list[bool] | None]] = [([], None) for _ in rows]
-    for res in evaluate_many(val_jobs, stop_on_first_failure=False, keep_output=True) if val_jobs else []:
+    for res in backend.evaluate_many(val_jobs, None, options) if val_jobs else []:
         i, row = res.key, rows[res.key]
         verdicts = [v.strip() == "1" for v in _lines_of(res)]
         verdicts += [False] * (len(checked[i]) - len(verdicts))
@@ -134,11 +136,11 @@ def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int 
     return out
 
 
-def model_inputs(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, evaluate_many: Any,
+def model_inputs(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, backend: EvaluatorBackend,
                  timeout_s: float = 5.0, max_tokens: int = 1024) -> list[list[tuple[Any, str]]]:
     """Per row: validated inputs the model's generator made (``stdin`` text, or ``(args, {})``)."""
     if not rows:
         return []
-    found = model_checks(rows, sampler, n=n, seed=seed, evaluate_many=evaluate_many, candidates=[[] for _ in rows],
+    found = model_checks(rows, sampler, n=n, seed=seed, backend=backend, candidates=[[] for _ in rows],
                          examples=[[] for _ in rows], timeout_s=timeout_s, max_tokens=max_tokens)
     return [made for made, _ in found]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from evaluator.backend import EvaluatorBackend
 from pipeline.schema import Tests
 
 SMALL_STDIN_CHARS = 120  # a brute force answers inputs this short (stdin text)
@@ -71,7 +72,7 @@ def small(kind: str, value: Any) -> bool:
     return _leaves(list(args)) + _leaves(kwargs) <= SMALL_CALL_LEAVES
 
 
-def brute_forces(rows: list[dict[str, Any]], sampler: Any, *, evaluate_many: Any, seed: int = 0,
+def brute_forces(rows: list[dict[str, Any]], sampler: Any, *, backend: EvaluatorBackend, seed: int = 0,
                  max_tokens: int = 1024) -> list[str | None]:
     """Per row: a model-written brute force that passes every one of the row's own tests (None:
     none written, or it fails one; an untrusted witness is no witness)."""
@@ -82,5 +83,5 @@ def brute_forces(rows: list[dict[str, Any]], sampler: Any, *, evaluate_many: Any
     completions = sampler.generate([prompt(r) for r in rows], n=1, temperature=0.2, max_tokens=max_tokens, seed=seed)
     codes = [extract_code(c[0].text) if c else None for c in completions]
     jobs = [(i, code, dataclasses.replace(rows[i]["tests"])) for i, code in enumerate(codes) if code]
-    passed = {res.key for res in evaluate_many(jobs) if res.passed} if jobs else set()
+    passed = {res.key for res in backend.evaluate_many(jobs) if res.passed} if jobs else set()
     return [code if i in passed else None for i, code in enumerate(codes)]
