@@ -284,7 +284,7 @@ def evaluate(
         verdict = next((c.verdict for c in cases if c.verdict is not Verdict.ACCEPTED), Verdict.ACCEPTED)
     except TimeoutError:
         verdict, total = Verdict.TIME_LIMIT, max(1, total, len(cases))
-        cases.append(CaseResult(verdict, "no free worker within the wall-time budget"))
+        cases.append(CaseResult(verdict, "no free worker within the wall-time budget", cause=Cause.WALL_BUDGET))
     except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
         verdict, total = Verdict.INTERNAL_ERROR, max(1, len(cases))
         cases.append(CaseResult(verdict, f"{type(exc).__name__}: {exc}"[:SNIPPET]))

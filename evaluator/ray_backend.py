@@ -306,7 +306,7 @@ class RayEvaluator:
                 for actor, batch in in_flight.values():
                     with self._lock:
                         actor.in_flight -= len(batch)
-                    out_of_time(batch, "no answer from the cluster within the wall-time budget")
+                    out_of_time(batch, "no answer from the cluster within the wall-time budget", Cause.WALL_BUDGET)
                 in_flight.clear()
                 break
             [ref] = ready

@@ -117,3 +117,12 @@ def test_a_limit_says_whether_the_program_or_the_budget_ran_out():
     cut = evaluate("import time\ntime.sleep(5)\n", loop, Limits(time_s=5, wall_budget_s=0.5), stop_on_first_failure=False)
     assert [(c.verdict.value, c.cause) for c in cut.cases] == [("time_limit", Cause.WALL_BUDGET)] * 2
     assert evaluate("print(1)", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]}).cases[0].cause is None
+    from evaluator.sandbox.pool import WorkerPool
+
+    pool = WorkerPool(1)
+    try:
+        with pool.worker():  # the only worker is busy past the budget: the program never ran
+            waited = evaluate("print(1)", loop, Limits(wall_budget_s=0.3), pool=pool)
+        assert [(c.verdict.value, c.cause) for c in waited.cases] == [("time_limit", Cause.WALL_BUDGET)]
+    finally:
+        pool.close()

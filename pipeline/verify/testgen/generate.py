@@ -478,7 +478,8 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
     if original_jobs:
         for res in backend.evaluate_many(original_jobs, limits, Options(workers=workers)):
             ci, name = res.key
-            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR):
+            cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
+            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
                 cands[ci].killed_by_original.add(name)
 
 
