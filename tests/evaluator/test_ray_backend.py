@@ -6,11 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -19,47 +15,18 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from benchmarks.local_ray import SECOND_IP, two_node_cluster  # noqa: E402
 from evaluator import Limits, evaluate_many, isolation_level  # noqa: E402
 from evaluator.ray_backend import REPLY_GRACE_S, JobLost, RayEvaluator  # noqa: E402
-from tests.procs import free_port, pids_using  # noqa: E402
+from tests.procs import pids_using  # noqa: E402
 
-RAY = Path(sys.executable).with_name("ray")
-SECOND_IP = "127.0.0.2"
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    temp = tempfile.mkdtemp(prefix="mc-ray-", dir="/tmp")  # short: Ray's sockets live under it
-    port = free_port()
-    # No token authentication (a token left in ~/.ray by another cluster would otherwise split the nodes);
-    # node deaths noticed within ~1.5 s.
-    settings = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
-                "RAY_health_check_failure_threshold": "3", "RAY_USAGE_STATS_ENABLED": "0"}
-    saved = {k: os.environ.get(k) for k in settings}
-    os.environ.update(settings)
-    env = dict(os.environ)
-    common = ["--num-cpus=1", "--disable-usage-stats", f"--temp-dir={temp}"]
-    try:
-        subprocess.run([str(RAY), "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
-                       check=True, env=env, capture_output=True, timeout=120)
-        subprocess.run([str(RAY), "start", f"--address=127.0.0.1:{port}", f"--node-ip-address={SECOND_IP}", *common],
-                       check=True, env=env, capture_output=True, timeout=120)
-        ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
-        yield {"address": f"127.0.0.1:{port}", "temp": temp}
-    finally:
-        ray.shutdown()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        for pid in pids_using(temp):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(temp, ignore_errors=True)
+    with two_node_cluster(cpus_per_node=1) as (address, temp):
+        yield {"address": address, "temp": temp}
 
 
 def _labelled_sample(shared_data: Path, n: int) -> list[tuple[str, str, dict]]:

@@ -1,0 +1,58 @@
+"""A two-node Ray cluster on this machine: ``ray start --head`` and a second node on another
+loopback address. The cluster path of the evaluator, checked (tests/evaluator/test_ray_backend.py)
+and measured (benchmarks/bench_generation_scale.py) without a cluster."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.procs import free_port, pids_using
+
+SECOND_IP = "127.0.0.2"
+# No token authentication (a token left in ~/.ray by another cluster would otherwise split the
+# nodes); node deaths noticed within ~1.5 s.
+SETTINGS = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
+            "RAY_health_check_failure_threshold": "3", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+@contextlib.contextmanager
+def two_node_cluster(cpus_per_node: int = 1) -> Iterator[tuple[str, str]]:
+    """``(address, temp dir)`` of a running two-node cluster, this process connected to it; every
+    process of the cluster is gone afterwards."""
+    import ray
+
+    ray_bin = Path(sys.executable).with_name("ray")
+    temp = tempfile.mkdtemp(prefix="mc-ray-", dir="/tmp")  # short: Ray's sockets live under it
+    port = free_port()
+    saved = {k: os.environ.get(k) for k in SETTINGS}
+    os.environ.update(SETTINGS)
+    env = dict(os.environ)
+    common = [f"--num-cpus={cpus_per_node}", "--disable-usage-stats", f"--temp-dir={temp}"]
+    try:
+        subprocess.run([str(ray_bin), "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
+                       check=True, env=env, capture_output=True, timeout=120)
+        subprocess.run([str(ray_bin), "start", f"--address=127.0.0.1:{port}", f"--node-ip-address={SECOND_IP}", *common],
+                       check=True, env=env, capture_output=True, timeout=120)
+        ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
+        yield f"127.0.0.1:{port}", temp
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        for pid in pids_using(temp):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(temp, ignore_errors=True)
