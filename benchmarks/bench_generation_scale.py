@@ -50,8 +50,11 @@ def problem_pool() -> list[dict]:
     return pool
 
 
-def run(rows: list[dict], backend, workers: int) -> dict:
-    config = VerifyConfig(workers=workers, cache=False, generation=TestGenConfig(cache=False))
+def run(rows: list[dict], backend, workers: int, budget_s: float | None) -> dict:
+    generation = TestGenConfig(cache=False)
+    if budget_s is not None:
+        generation = TestGenConfig(cache=False, oracle_budget_s=budget_s, adversary_budget_s=budget_s)
+    config = VerifyConfig(workers=workers, cache=False, generation=generation)
     start = time.perf_counter()
     result = verify_rows(rows, config, backend=backend)
     seconds = time.perf_counter() - start
@@ -76,6 +79,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--no-ray", action="store_true", help="the local pool only")
     parser.add_argument("--ray-address", default="", help="a running cluster instead of the two local nodes")
+    parser.add_argument("--budget-s", type=float, default=None,
+                        help="the oracle's and adversaries' wall budget per problem (default: the product's, 5 s and 2 s); "
+                             "a generous one makes both backends do the same work, so their times compare")
     args = parser.parse_args()
     pool = problem_pool()
     sizes = [len(pool) if s == "all" else min(int(s), len(pool)) for s in args.sizes.split(",")]
@@ -95,7 +101,7 @@ def main() -> None:
     try:
         for size in sizes:
             for name, backend, _ in backends:
-                figures = run(pool[:size], backend, args.workers)
+                figures = run(pool[:size], backend, args.workers, args.budget_s)
                 rows_out.append((name, size, figures))
                 print(f"{name}: {size} problems in {figures['seconds']:.1f} s ({figures['per_s']:.2f}/s)", flush=True)
     finally:
@@ -117,6 +123,10 @@ def main() -> None:
         print(f"| {name} | {a:.1f} + {b:.3f} x N | {expect(len(pool), args.workers)} | {expect(1000, 16)} | {expect(10000, 64)} |")
     local = {size: f for n, size, f in rows_out if n == "local pool"}
     ray_rows = {size: f for n, size, f in rows_out if n != "local pool"}
+    differ = [s for s in sizes if s in ray_rows and s in local
+              and (ray_rows[s]["generated"], ray_rows[s]["kept"]) != (local[s]["generated"], local[s]["kept"])]
+    if differ:
+        print(f"\nNot the same work at {differ} problems: a wall budget cut runs short on one backend (see --budget-s).")
     if ray_rows:
         print("\nRay / local time: " + ", ".join(f"{s}: {ray_rows[s]['seconds'] / local[s]['seconds']:.2f}x"
                                                  for s in sizes if s in ray_rows and s in local))
