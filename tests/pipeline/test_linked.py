@@ -34,6 +34,19 @@ def test_every_node_block_reads_as_plain_examples(node_problems):
     assert tree_examples[0][1] == {"root": [1, None, 2, 3]}
 
 
+def test_the_linked_kind_claims_the_node_blocks_and_no_other(node_problems):
+    """Generation's strategy for a row (kinds.kind_for): LeetCode's node asserts are the ``linked``
+    kind's, an assert block that lifts into calls stays the ``assert`` kind's."""
+    from pipeline.schema import Tests
+    from pipeline.verify.testgen.kinds import kind_for, register_kind
+
+    assert {kind_for(r["tests"]).name for r in node_problems.values()} == {"linked"}
+    plain = Tests("assert", assert_code="assert add(1, 2) == 3\nassert add(2, 2) == 4\n", fn_name="add")
+    assert kind_for(plain).name == "assert"
+    with pytest.raises(ValueError, match="registered twice"):
+        register_kind("linked")(type(kind_for(plain)))
+
+
 def test_the_rendered_assert_is_the_datasets_own_form():
     shape = linked.Shape("addTwoNumbers", (("l1", "list"), ("l2", "list")), "list")
     line = linked.render(("method", "Solution", "addTwoNumbers"), shape, (), {"l1": [1], "l2": [2]}, [3], "mutation:x")

@@ -20,6 +20,10 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    reference time, so the reward stays fast. Each kept case records its origin and how it
    was made.
 
+What depends on how a problem's tests are written (``stdin``, ``call``, ``assert``, LeetCode's
+``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kinds`); this driver asks the
+kind and never branches on it.
+
 A problem whose generation fails keeps its own tests and says why (``generation_note``); the
 stage never fails for one problem. Results are cached per (problem, references, tests,
 generator version, settings): a refresh generates only for new or changed problems.
@@ -32,21 +36,18 @@ import hashlib
 import json
 import re
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from evaluator.backend import EvaluatorBackend, LocalBackend
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Checker, Limits, Options, SpecialJudge, Verdict
-from pipeline.schema import TEST_ORIGINS, TestCase, Tests
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
+from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
-from pipeline.verify.testgen import asserts, linked, postconditions
+from pipeline.verify.testgen.kinds import Candidate, Runs, hardcoder, kind_for
 
-CLEAN = ("accepted", "wrong_answer")
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
-MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
 
 
@@ -99,114 +100,20 @@ class TestGenConfig:
     cache: bool = True
 
 
-@dataclass
-class Candidate:
-    """A problem's generation state: inputs, the references' answers, the adversaries' results."""
-
-    row: dict[str, Any]
-    kind: str
-    inputs: list[Any] = dataclasses.field(default_factory=list)  # stdin text, or (args, kwargs)
-    labels: list[str] = dataclasses.field(default_factory=list)
-    entry: tuple[str, ...] | None = None
-    linked: linked.Shape | None = None  # LeetCode's list_node/tree_node asserts: called through a shim
-    expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
-    ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
-    disagreements: int = 0
-    relations: dict[str, postconditions.Relation] = dataclasses.field(default_factory=dict)  # answers must keep
-    order_free: bool = False  # single-value answers: the same with a dict argument's keys reordered
-    answer_kind: str | None = None  # every example's answer is of this kind (a number, a string, ...)
-    twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
-    suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
-    examples: list[Any] = dataclasses.field(default_factory=list)  # the problem's own inputs, as ``inputs`` holds them
-    validator: Callable[..., str | None] | None = None  # input -> why the statement rules it out (None: allowed)
-    invalid: Counter = dataclasses.field(default_factory=Counter)  # reason -> generated inputs refused
-    brute: str | None = None  # a model-written brute force that passes the problem's own tests (a witness)
-    witnesses: dict[int, int] = dataclasses.field(default_factory=dict)  # input index -> sources that agree on its answer
-    note: str | None = None
-    adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
-    kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
-    killed_by_original: set[str] = dataclasses.field(default_factory=set)
-
-
 # ----------------------------------------------------------------------------- inputs
-def _origin(label: str) -> str:
-    head = label.split(":", 1)[0]
-    return head if head in TEST_ORIGINS else "mutation"
-
-
-def _call_examples(tests: Tests) -> list[asserts.Example]:
-    """(args, kwargs, answer) of each case that reads (an answer that does not: None)."""
-    from evaluator.compare import decode_value
-
-    out = []
-    for case in tests.cases:
-        try:
-            args = json.loads(case.input)
-        except ValueError:
-            continue
-        try:
-            answer = decode_value(case.output)
-        except ValueError:
-            answer = None
-        out.append((tuple(args) if isinstance(args, list) else (args,), {}, answer))
-    return out
-
-
-def _param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
-    from pipeline.process.tests_format import signature_params
-
-    for code in (row.get("starter_code"), *(row.get("solutions") or [])[:1]):
-        try:
-            return signature_params(code or "", fn_name or "")
-        except Exception:  # noqa: BLE001 - Rejected, SyntaxError: try the next text
-            continue
-    return None
-
-
 def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
     from pipeline.process.public import statement_text
-    from pipeline.verify.testgen.call_inputs import mutate_args
-    from pipeline.verify.testgen.stdin_inputs import grammar_inputs, more_inputs
-    from pipeline.verify.testgen.validate import CallValidator, StdinValidator
 
-    tests: Tests = row["tests"]
-    cand = Candidate(row, tests.kind)
+    cand = Candidate(row, kind_for(row["tests"]))
     statement = statement_text(row)  # with the constraints a source keeps apart
     try:
-        if tests.kind == "stdin":
-            cand.examples = [c.input for c in tests.cases]
-            grammar, made, reason = grammar_inputs(cand.examples, statement, n=config.inputs, seed=config.seed)
-            cand.note = reason
-            cand.validator = StdinValidator(grammar, statement, cand.examples).reason
-            _validated(cand, made, config.inputs)
-            if grammar is not None and cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
-                missing = config.inputs - len(cand.inputs)
-                _validated(cand, more_inputs(grammar, n=2 * missing, seed=config.seed + 1), config.inputs)
-        else:
-            if tests.kind == "call":
-                answered, params = _call_examples(tests), _param_names(row, tests.fn_name)
-            else:
-                found = asserts.examples(tests)
-                shaped = linked.examples(tests) if found is None else None
-                if shaped is not None:
-                    cand.entry, cand.linked, answered = shaped
-                elif found is None:
-                    cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
-                    return cand
-                else:
-                    cand.entry, answered = found
-                params = _param_names(row, cand.entry[-1])
-            cand.examples = [(a, k) for a, k, _ in answered]
-            made = mutate_args(cand.examples, n=2 * config.inputs, seed=config.seed, statement=statement, param_names=params)
-            cand.relations, cand.order_free = postconditions.infer(answered), postconditions.single_values(answered)
-            cand.answer_kind = postconditions.answer_kind(answered)
-            cand.validator = CallValidator(cand.examples, statement, params).reason
-            _validated(cand, [((m[0], m[1]), m[2]) for m in made], config.inputs)
+        cand.kind.examples(cand, statement)
+        if cand.note is None:
+            batches = cand.kind.propose(cand, statement, config.inputs, config.seed)
+            _validated(cand, next(batches, []), config.inputs)
             if cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
-                more = mutate_args(cand.examples, n=2 * config.inputs, seed=config.seed + 1, statement=statement,
-                                   param_names=params)
-                _validated(cand, [((m[0], m[1]), m[2]) for m in more], config.inputs)
+                _validated(cand, next(batches, []), config.inputs)
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
         cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
@@ -234,88 +141,31 @@ def _validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None
 
 
 # ----------------------------------------------------------------------------- running
-def _stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> Tests:
-    cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
-    return dataclasses.replace(tests, cases=cases)
-
-
-def _call_entry(cand: Candidate, code: str) -> tuple[str, ...]:
-    from evaluator.values import entry_for
-
-    if cand.linked:
-        return ("function", linked.SHIM_NAME)
-    return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
-
-
-def _callable(cand: Candidate, code: str) -> str:
-    """A program as generation calls it: with the linked shim where the inputs are nodes."""
-    return code + cand.linked.shim() if cand.linked else code
-
-
-def _same(kind: str, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
-    if kind == "stdin":
-        from evaluator.compare import same_answer
-
-        if isinstance(checker, Checker):
-            return checker.check(a, b)[0] and checker.check(b, a)[0]
-        return same_answer("stdin", a, b)
-    if kind == "call":
-        from evaluator.compare import compare_values, encode_value
-
-        try:
-            return compare_values(encode_value(a), encode_value(b)) and compare_values(encode_value(b), encode_value(a))
-        except TypeError:
-            return False
-    return asserts.same_value(a, b) and asserts.same_value(b, a)
-
-
 def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], *, backend: EvaluatorBackend,
                workers: int | None, memory_mb: int, budget_s: float) -> None:
     """Every reference's answer on every input, and the brute force's on the small ones; keep
     the inputs all references answer alike, in time, and no witness contradicts."""
-    from pipeline.verify.testgen.witnesses import small
-
-    stdin_jobs, value_jobs, owners = [], [], []
+    runs = Runs()
     for ci, cand in enumerate(cands):
         if not cand.inputs:
             continue
-        twins = _twins(cand)
-        refs = references(cand.row)
-        programs = [(r, code, list(range(len(cand.inputs)))) for r, code in enumerate(refs)]
+        programs = [(r, code, list(range(len(cand.inputs)))) for r, code in enumerate(references(cand.row))]
         if cand.brute:
-            programs.append(("brute", cand.brute, [i for i, x in enumerate(cand.inputs) if small(cand.kind, x)]))
+            programs.append(("brute", cand.brute, [i for i, x in enumerate(cand.inputs) if cand.kind.small(x)]))
         for role, code, indices in programs:
-            if not indices:
-                continue
-            if cand.kind == "stdin":
-                stdin_jobs.append(((ci, role, tuple(indices)), code,
-                                   _stdin_tests(cand.row["tests"], [cand.inputs[i] for i in indices])))
-            else:
-                extra = twins if role == 0 else {}  # the first reference answers the reordered inputs too
-                value_jobs.append((_callable(cand, code), cand.row["tests"],
-                                   [cand.inputs[i] for i in indices] + list(extra.values()), _call_entry(cand, code)))
-                owners.append(((ci, role, tuple(indices)), list(extra)))
+            if indices:
+                cand.kind.oracle_job(runs, cand, (ci, role, tuple(indices)), code, indices)
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
     witnessed: dict[int, dict[int, tuple[bool, Any]]] = {}
-
-    def record(key: tuple, per: list[tuple[bool, Any, float]]) -> None:
+    limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
+    for key, result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False, keep_output=True),
+                                Options(workers=workers)):
         ci, role, indices = key
+        per = cands[ci].kind.oracle_answers(cands[ci], key, result)
         if role == "brute":
             witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, per)}
         else:
             answers.setdefault(ci, []).append(per)
-
-    limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
-    if stdin_jobs:
-        results = backend.evaluate_many(stdin_jobs, limits,
-                                        Options(workers=workers, stop_on_first_failure=False, keep_output=True))
-        for res in results:
-            per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in res.cases]
-            record(res.key, per + [(False, None, 0.0)] * (len(res.key[2]) - len(per)))
-    for (key, twinned), outcomes in zip(owners, backend.values_many(value_jobs, limits, Options(workers=workers))):
-        own = len(key[2])
-        cands[key[0]].twin_answers.update({i: (o.ok, o.value) for i, o in zip(twinned, outcomes[own:])})
-        record(key, [(o.ok, o.value, o.time_s) for o in outcomes[:own]])
     for ci, per_ref in answers.items():
         cand = cands[ci]
         try:
@@ -327,30 +177,6 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
             cand.note = "no generated input on which every reference ended cleanly and agreed"
 
 
-def _twins(cand: Candidate) -> dict[int, tuple[tuple, dict]]:
-    """Input index -> the input with its dict arguments' keys reordered, where the answer must not
-    change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
-    if cand.kind == "stdin" or not cand.order_free:
-        return {}
-    twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
-    return {i: twin for i, twin in twins.items() if twin is not None}
-
-
-def _suspect(cand: Candidate, i: int, answer: Any) -> str | None:
-    """Why the references' agreed answer to input ``i`` is not to be trusted (None: it is)."""
-    if cand.kind == "stdin":
-        return None
-    args, kwargs = cand.inputs[i]
-    if postconditions.kind_changed(cand.answer_kind, answer):
-        return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
-    why = postconditions.broken(cand.relations, args, kwargs, answer)
-    if why is None and i in cand.twin_answers:
-        ok, other = cand.twin_answers[i]
-        if not (ok and _same(cand.kind, None, answer, other)):
-            why = "same_answer_reordered"
-    return why
-
-
 def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
                  brute: dict[int, tuple[bool, Any]] | None = None) -> None:
     """The inputs every reference answered cleanly, in time and alike, with the answer, where it
@@ -358,26 +184,27 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
     many witnesses each answer has (:mod:`pipeline.verify.testgen.witnesses`)."""
     # a tenth of the limit: a correct program several times slower than the reference still passes
     limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
+    kind, checker = cand.kind, cand.row["tests"].checker
     brute = brute or {}
     for i in range(len(cand.inputs)):
         runs = [ref[i] for ref in per_ref]
         if not all(ok and took <= limit for ok, _, took in runs):
             continue
         first = runs[0][1]
-        if cand.kind == "stdin" and len(first) > MAX_EXPECTED_CHARS:
+        if kind.oversized(first):
             continue
         if float_derived(first):  # the reference lost digits: no answer to hold a program to
             continue
-        if not all(_same(cand.kind, cand.row["tests"].checker, first, other) for _, other, _ in runs[1:]):
+        if not all(kind.same_answer(checker, first, other) for _, other, _ in runs[1:]):
             cand.disagreements += 1
             continue
-        why = _suspect(cand, i, first)
+        why = kind.suspect(cand, i, first)
         if why is not None:
             cand.suspects[why] += 1
             continue
         witnesses = len(runs) + (bool(cand.relations) or i in cand.twin_answers)  # the postconditions checked it
         if i in brute and brute[i][0]:
-            if not _same(cand.kind, cand.row["tests"].checker, first, brute[i][1]):
+            if not kind.same_answer(checker, first, brute[i][1]):
                 cand.suspects["brute_force_disagrees"] += 1
                 continue
             witnesses += 1
@@ -386,34 +213,11 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
         cand.witnesses[i] = witnesses
 
 
-def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None) -> str | None:
-    """The program that memorises the examples the row's statement prints (None: none to write)."""
-    from pipeline.process.public import assert_examples, shown, statement_text, tokens
-    from pipeline.verify.testgen import adversaries
-
-    tests: Tests = row["tests"]
-    try:
-        if tests.kind == "stdin":
-            return adversaries.hardcoder_stdin([(c.input, c.output) for c in tests.cases if c.public])
-        if tests.kind == "call":
-            return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
-        found = asserts.examples(tests)
-        if found is None and entry is None and not tests.fn_name:
-            return adversaries.hardcoder_constant((row.get("solutions") or [""])[0],
-                                                  (tests.prelude or "") + "\n" + tests.assert_block())
-        words = tokens(statement_text(row))
-        shown_flags = [shown(words, a, r) for a, r in assert_examples(tests.assert_code or "")]
-        known = [ex for ex, public in zip(found[1] if found else [], shown_flags) if public]
-        return adversaries.hardcoder_assert(entry or (found[0] if found else ("function", tests.fn_name)), known)
-    except Exception:  # noqa: BLE001 - no hardcoder for this problem: measured without it
-        return None
-
-
 def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
     """The hardcoder of the public examples and mutants of the first reference."""
     from pipeline.verify.testgen import adversaries
 
-    hard = hardcoder(cand.row, cand.entry)
+    hard = hardcoder(cand.row, cand.entry, cand.kind)
     if hard:
         cand.adversaries.append(("hardcoder", hard))
     reference = (cand.row.get("solutions") or [""])[0]
@@ -437,50 +241,26 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
     input not run (the budget ran out, or the adversary already looped) rejects nothing here.
     A problem with no generated input (KodCode's pytest functions) still runs its mutants on its
     own tests: its mutation score is measured, never ``n/a``."""
-    stdin_jobs, value_jobs, owners, original_jobs = [], [], [], []
+    runs, originals = Runs(), Runs()  # originals: the original tests, where the kind runs them apart
     for ci, cand in enumerate(cands):
         tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
         if not cand.expected:
             for name, code in cand.adversaries:
                 if name.startswith("mutant:"):
                     cand.kills[name] = set()
-                    original_jobs.append(((ci, name), code, tests))
+                    originals.add_tests((ci, name), code, tests)
             continue
         kept = sorted(cand.expected)
         for name, code in cand.adversaries:
-            if cand.kind == "stdin":
-                inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
-                outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
-                stdin_jobs.append(((ci, name), code, _stdin_tests(tests, inputs, outputs)))
-            else:
-                value_jobs.append((_callable(cand, code), tests, [cand.inputs[i] for i in kept], _call_entry(cand, code)))
-                owners.append((ci, name))
-                original_jobs.append(((ci, name), code, tests))
+            cand.kind.adversary_job(runs, originals, cand, (ci, name), code, tests, kept)
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
-    if stdin_jobs:
-        for res in backend.evaluate_many(stdin_jobs, limits, Options(workers=workers, stop_on_first_failure=False)):
-            (ci, name), cand = res.key, cands[res.key[0]]
-            original = len(cand.row["tests"].cases)
-            failed = {i for i, c in enumerate(res.cases)
-                      if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
-            if res.verdict is Verdict.INTERNAL_ERROR:
-                continue
-            kept = sorted(cand.expected)
-            cand.kills[name] = {kept[i - original] for i in failed if i >= original}
-            if any(i < original for i in failed):
-                cand.killed_by_original.add(name)
-    for (ci, name), outcomes in zip(owners, backend.values_many(value_jobs, limits,
-                                                                Options(workers=workers, stop_after_timeout=True))):
-        cand = cands[ci]
-        kept = sorted(cand.expected)
-        cand.kills[name] = {kept[j] for j, o in enumerate(outcomes) if not o.not_run and (
-            not o.ok or not _same(cand.kind, None, cand.expected[kept[j]], o.value))}
-    if original_jobs:
-        for res in backend.evaluate_many(original_jobs, limits, Options(workers=workers)):
-            ci, name = res.key
-            cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
-            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
-                cands[ci].killed_by_original.add(name)
+    for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                       Options(workers=workers, stop_after_timeout=True)):
+        cands[ci].kind.adversary_kills(cands[ci], name, result)
+    for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
+        cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
+        if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
+            cands[ci].killed_by_original.add(name)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -525,45 +305,12 @@ def _size(value: Any) -> int:
     return len(value) if isinstance(value, str) else len(repr(value))
 
 
-def _expected_text(cand: Candidate, i: int) -> str | None:
-    if cand.kind == "stdin":
-        return cand.expected[i]
-    from evaluator.compare import encode_value
-
-    try:
-        return encode_value(cand.expected[i])
-    except TypeError:
-        return None
-
-
 def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
     """The row with its generated tests appended, and what generation measured."""
     tests: Tests = cand.row["tests"]
     before = tests.count
     chosen = select(cand, config) if cand.expected else []
-    new_tests = dataclasses.replace(tests, cases=list(tests.cases))
-    added = 0
-    if cand.kind == "assert":
-        lines = []
-        for i in chosen:
-            args, kwargs = cand.inputs[i]
-            if cand.linked:
-                line = linked.render(cand.entry, cand.linked, args, kwargs, cand.expected[i], cand.labels[i])
-            else:
-                line = asserts.render(cand.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i],
-                                      cand.labels[i])
-            if line:
-                lines.append(line)
-        new_tests = asserts.append(new_tests, lines)
-        added = len(lines)
-    else:
-        for i in chosen:
-            output = _expected_text(cand, i)
-            if output is None:
-                continue
-            text = cand.inputs[i] if cand.kind == "stdin" else json.dumps(list(cand.inputs[i][0]), ensure_ascii=False)
-            new_tests.cases.append(TestCase(text, output, origin=_origin(cand.labels[i]), how=cand.labels[i]))
-            added += 1
+    new_tests, added = cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), chosen)
     chosen_set = set(chosen)
     mutants = [n for n, _ in cand.adversaries if n.startswith("mutant:") and n in cand.kills]
     # with generated inputs, a mutant none of them tells apart may be equivalent; without, nothing
@@ -582,7 +329,8 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         oracle_suspects=sum(cand.suspects.values()),
         inputs_invalid=json.dumps(dict(sorted(cand.invalid.items()))),
         oracle_witnesses=_witness_sources(cand),
-        single_witness_tests=sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2 and _expected_text(cand, i) is not None),
+        single_witness_tests=sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2
+                                 and cand.kind.expected_text(cand.expected[i]) is not None),
         mutants_run=len(mutants),
         mutants_equivalent=len(mutants) - len(distinguishable),  # no input tells them from the reference
         mutation_score_before=round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
@@ -667,8 +415,8 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
             cand.invalid["model_validator"] += len(refused)
             cand.inputs = [x for i, x in enumerate(cand.inputs) if i not in set(refused)]
             cand.labels = [x for i, x in enumerate(cand.labels) if i not in set(refused)]
-        if cand.kind == "assert" and cand.entry is None:
-            continue  # nothing to call: the asserts did not lift
+        if not cand.kind.runnable(cand):
+            continue  # nothing to call (asserts that did not lift)
         if cand.validator is None:
             cand.validator = lambda *_: None  # noqa: E731 - no examples to read: the model's validator alone
         _validated(cand, made, len(cand.inputs) + len(made))

@@ -20,6 +20,7 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Options, Result
 from pipeline.schema import TestCase, Tests
+from pipeline.verify.testgen.kinds import TestKind, kind_for
 
 MODEL_LABEL = "model:generator"
 PROMPT = """You write test inputs for a programming problem. Write two Python functions.
@@ -62,10 +63,8 @@ def prompt(row: dict[str, Any], max_examples: int = 3) -> str:
     from pipeline.process.public import statement_text
 
     tests: Tests = row["tests"]
-    shape = (" as the exact text the program reads from stdin" if tests.kind == "stdin"
-             else " as a Python list of the function's positional arguments")
     examples = [c.input for c in tests.cases[:max_examples]]
-    return PROMPT.format(shape=shape, statement=statement_text(row)[:6000],
+    return PROMPT.format(shape=kind_for(tests).model_shape, statement=statement_text(row)[:6000],
                          examples="\n---\n".join(examples) or "(none)")
 
 
@@ -88,20 +87,18 @@ def _stdin_tests(text: str, timeout_s: float) -> Tests:
     return Tests("stdin", [TestCase(text, "")], time_limit_s=timeout_s)
 
 
-def _as_value(row: dict[str, Any], line: str) -> Any:
+def _as_value(kind: TestKind, line: str) -> Any:
     """A generator's JSON line as an input (``stdin`` text, or ``(args, {})``); None if it is neither."""
     try:
         value = json.loads(line)
     except ValueError:
         return None
-    if row["tests"].kind == "stdin":
-        return (value if value.endswith("\n") else value + "\n") if isinstance(value, str) and value.strip() else None
-    return (tuple(value), {}) if isinstance(value, list) else None
+    return kind.from_json(value)
 
 
-def _as_line(row: dict[str, Any], value: Any) -> str:
+def _as_line(kind: TestKind, value: Any) -> str:
     """An input as the JSON line a validator reads (a call's positional arguments as a list)."""
-    return json.dumps(value if row["tests"].kind == "stdin" else list(value[0]), ensure_ascii=False, default=repr)
+    return json.dumps(kind.to_json(value), ensure_ascii=False, default=repr)
 
 
 def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int = 0, backend: EvaluatorBackend,
@@ -118,20 +115,21 @@ def model_checks(rows: list[dict[str, Any]], sampler: Any, *, n: int, seed: int 
     options = Options(stop_on_first_failure=False, keep_output=True)
     for res in backend.evaluate_many(gen_jobs, None, options) if gen_jobs else []:
         proposed[res.key] = [line for line in _lines_of(res) if line.strip()][:n]
+    kinds = [kind_for(row["tests"]) for row in rows]
     checked: dict[int, list[str]] = {}
-    for i, row in enumerate(rows):
-        checked[i] = [_as_line(row, x) for x in examples[i] + candidates[i]] + proposed[i]
+    for i, kind in enumerate(kinds):
+        checked[i] = [_as_line(kind, x) for x in examples[i] + candidates[i]] + proposed[i]
     val_jobs = [(i, codes[i] + _VALIDATOR_DRIVER, _stdin_tests("\n".join(lines) + "\n", timeout_s))
                 for i, lines in checked.items() if codes[i] and lines]
     out: list[tuple[list[tuple[Any, str]], list[bool] | None]] = [([], None) for _ in rows]
     for res in backend.evaluate_many(val_jobs, None, options) if val_jobs else []:
-        i, row = res.key, rows[res.key]
+        i = res.key
         verdicts = [v.strip() == "1" for v in _lines_of(res)]
         verdicts += [False] * (len(checked[i]) - len(verdicts))
         mine = len(examples[i])
         trusted = mine > 0 and all(verdicts[:mine])
         made = [(value, MODEL_LABEL) for line, ok in zip(proposed[i], verdicts[mine + len(candidates[i]):])
-                if ok and (value := _as_value(row, line)) is not None]
+                if ok and (value := _as_value(kinds[i], line)) is not None]
         out[i] = (made, verdicts[mine:mine + len(candidates[i])] if trusted else None)
     return out
 

@@ -11,7 +11,8 @@ program. So each kept test counts its witnesses, the sources that gave (or check
   keeps, which this answer keeps too;
 - a brute force written by the model on the ``sampler`` resource for small inputs
   (``generation.model_brute_force``), trusted once it passes every one of the problem's own
-  tests; where it answers a small input differently, that input is dropped.
+  tests; where it answers a small input differently, that input is dropped (what is small is
+  the test kind's to say, :meth:`~pipeline.verify.testgen.kinds.base.TestKind.small`).
 
 A test kept on one witness only is counted (``single_witness_tests``); with
 ``generation.single_witness = "drop"`` it is not kept at all.
@@ -23,10 +24,8 @@ import dataclasses
 from typing import Any
 
 from evaluator.backend import EvaluatorBackend
-from pipeline.schema import Tests
+from pipeline.verify.testgen.kinds import kind_for
 
-SMALL_STDIN_CHARS = 120  # a brute force answers inputs this short (stdin text)
-SMALL_CALL_LEAVES = 16  # ... or calls with this many values in all
 BRUTE_LABEL = "brute force"
 
 PROMPT = """Write a brute-force solution to this programming problem in Python: the simplest correct
@@ -39,37 +38,11 @@ Problem:
 Answer with one ```python block and nothing else."""
 
 
-def _how(tests: Tests) -> str:
-    if tests.kind == "stdin":
-        return "Read the input from standard input and print the answer."
-    name = tests.fn_name or "the function the problem asks for"
-    return f"Define {name} with the signature the problem gives; it is called directly, do not read input."
-
-
 def prompt(row: dict[str, Any]) -> str:
     from pipeline.process.public import statement_text
 
-    return PROMPT.format(how=_how(row["tests"]), statement=statement_text(row)[:6000])
-
-
-def _leaves(value: Any, depth: int = 0) -> int:
-    if depth > 8:
-        return 1
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return sum(_leaves(v, depth + 1) for v in value) or 1
-    if isinstance(value, dict):
-        return sum(_leaves(v, depth + 1) for v in value.values()) + len(value) or 1
-    if isinstance(value, str):
-        return max(1, len(value) // 4)
-    return 1
-
-
-def small(kind: str, value: Any) -> bool:
-    """Whether a generated input is small enough for a brute force to answer."""
-    if kind == "stdin":
-        return isinstance(value, str) and len(value) <= SMALL_STDIN_CHARS
-    args, kwargs = value
-    return _leaves(list(args)) + _leaves(kwargs) <= SMALL_CALL_LEAVES
+    tests = row["tests"]
+    return PROMPT.format(how=kind_for(tests).brute_force_how(tests), statement=statement_text(row)[:6000])
 
 
 def brute_forces(rows: list[dict[str, Any]], sampler: Any, *, backend: EvaluatorBackend, seed: int = 0,

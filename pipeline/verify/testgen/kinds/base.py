@@ -1,0 +1,227 @@
+"""A test kind's strategy: the one interface test generation asks of ``stdin``, ``call``,
+``assert`` and LeetCode's linked-list and tree asserts, and the registry that finds it.
+
+The driver (:mod:`pipeline.verify.testgen.generate`) plans, runs the oracle and the adversaries,
+selects and reports the same way for every problem; whatever depends on how the tests are written
+(which inputs the examples give, how a program is run on a new one, when two answers are the
+same, how a chosen test is written back) is a :class:`TestKind`'s. After EvalPlus's small
+``BaseGen`` interface with one implementation per kind of problem, and verl's registries: a kind is
+registered by name (:func:`register_kind`), and :func:`kind_for` finds a row's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from evaluator.backend import EvaluatorBackend
+from evaluator.model import Checker, Limits, Options, Result, SpecialJudge
+from evaluator.values import CallOutcome
+from pipeline.schema import TEST_ORIGINS, TestCase, Tests
+from pipeline.verify.testgen import linked, postconditions
+
+Made = list[tuple[Any, str]]  # new inputs, each with how it was made
+Answer = tuple[bool, Any, float]  # a program's answer to one input: ended cleanly, the answer, its CPU seconds
+
+
+@dataclass
+class Candidate:
+    """A problem's generation state: inputs, the references' answers, the adversaries' results.
+    The driver fills the kind-free part; the kind what it reads from the problem's own tests."""
+
+    row: dict[str, Any]
+    kind: TestKind
+    inputs: list[Any] = dataclasses.field(default_factory=list)  # stdin text, or (args, kwargs)
+    labels: list[str] = dataclasses.field(default_factory=list)
+    entry: tuple[str, ...] | None = None
+    linked: linked.Shape | None = None  # LeetCode's list_node/tree_node asserts: called through a shim
+    params: list[str] | None = None  # the entry point's parameter names (call-like kinds)
+    answered: list[tuple[tuple, dict, Any]] = dataclasses.field(default_factory=list)  # the examples, with answers
+    expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
+    ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
+    disagreements: int = 0
+    relations: dict[str, postconditions.Relation] = dataclasses.field(default_factory=dict)  # answers must keep
+    order_free: bool = False  # single-value answers: the same with a dict argument's keys reordered
+    answer_kind: str | None = None  # every example's answer is of this kind (a number, a string, ...)
+    twins: dict[int, tuple[tuple, dict]] = dataclasses.field(default_factory=dict)  # input -> its keys reordered
+    twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
+    suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
+    examples: list[Any] = dataclasses.field(default_factory=list)  # the problem's own inputs, as ``inputs`` holds them
+    validator: Callable[..., str | None] | None = None  # input -> why the statement rules it out (None: allowed)
+    invalid: Counter = dataclasses.field(default_factory=Counter)  # reason -> generated inputs refused
+    brute: str | None = None  # a model-written brute force that passes the problem's own tests (a witness)
+    witnesses: dict[int, int] = dataclasses.field(default_factory=dict)  # input index -> sources that agree on its answer
+    note: str | None = None
+    adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
+    kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
+    killed_by_original: set[str] = dataclasses.field(default_factory=set)
+
+
+class Runs:
+    """Programs to run for every problem at once, in the two forms the backend takes: whole test
+    sets (``evaluate_many``) and calls (``values_many``). One backend call each, whatever the
+    kinds, so the pool (or the cluster) stays full."""
+
+    def __init__(self) -> None:
+        self.tests: list[tuple[Any, str, Tests]] = []
+        self.calls: list[tuple[str, Tests, list[Any], tuple[str, ...]]] = []
+        self.call_keys: list[Any] = []
+
+    def add_tests(self, key: Any, code: str, tests: Tests) -> None:
+        self.tests.append((key, code, tests))
+
+    def add_calls(self, key: Any, code: str, tests: Tests, calls: list[Any], entry: tuple[str, ...]) -> None:
+        self.calls.append((code, tests, calls, entry))
+        self.call_keys.append(key)
+
+    def run(self, backend: EvaluatorBackend, limits: Limits, tests_options: Options,
+            calls_options: Options | None = None) -> Iterator[tuple[Any, Result | list[CallOutcome]]]:
+        """(key, its result): a :class:`Result` for a test set, the outcome of each call for calls."""
+        if self.tests:
+            for res in backend.evaluate_many(self.tests, limits, tests_options):
+                yield res.key, res
+        if self.calls:
+            yield from zip(self.call_keys, backend.values_many(self.calls, limits, calls_options))
+
+
+def origin(label: str) -> str:
+    """A generated test's origin (``TEST_ORIGINS``) from how its input was made."""
+    head = label.split(":", 1)[0]
+    return head if head in TEST_ORIGINS else "mutation"
+
+
+class TestKind:
+    """How generation reads, grows, runs, compares and writes one kind of tests."""
+
+    __test__ = False
+    name = ""  # set by :func:`register_kind`
+    serves = ""  # the ``Tests.kind`` whose rows it can take
+    model_shape = ""  # how a model-written generator returns an input (in its prompt)
+
+    def claims(self, tests: Tests) -> bool:
+        """Whether these tests are this kind's, among the kinds serving ``tests.kind``."""
+        return True
+
+    # --- the examples and new inputs
+    def examples(self, cand: Candidate, statement: str) -> None:
+        """The problem's own test inputs (``cand.examples``), the ones new inputs grow from; a
+        ``cand.note`` where there are none."""
+        raise NotImplementedError
+
+    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
+        """Batches of new inputs, about ``n`` each, after setting ``cand.validator`` (and whatever
+        else it infers from the examples) before the first. The driver asks for a second batch
+        only to make up for inputs the validator refused."""
+        raise NotImplementedError
+
+    def runnable(self, cand: Candidate) -> bool:
+        """Whether inputs can be run at all (a model's, say): there is something to call."""
+        return True
+
+    def small(self, value: Any) -> bool:
+        """Whether an input is small enough for a brute force to answer."""
+        raise NotImplementedError
+
+    def from_json(self, value: Any) -> Any:
+        """An input from the JSON a model-written generator printed (None: not one)."""
+        raise NotImplementedError
+
+    def to_json(self, value: Any) -> Any:
+        """An input as the JSON a model-written validator reads."""
+        raise NotImplementedError
+
+    def brute_force_how(self, tests: Tests) -> str:
+        """How a model-written brute force takes its input (in its prompt)."""
+        raise NotImplementedError
+
+    # --- the oracle
+    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
+        """Add a reference's (or the brute force's) run on the inputs ``indices`` under ``key``."""
+        raise NotImplementedError
+
+    def oracle_answers(self, cand: Candidate, key: tuple, result: Any) -> list[Answer]:
+        """That run's answer to each of its inputs, from what :meth:`Runs.run` gave back."""
+        raise NotImplementedError
+
+    def oversized(self, answer: Any) -> bool:
+        """Whether an answer is too long to compare in every reward: its input is dropped."""
+        return False
+
+    def suspect(self, cand: Candidate, i: int, answer: Any) -> str | None:
+        """Why the references' agreed answer to input ``i`` is not to be trusted (None: it is)."""
+        return None
+
+    def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
+        """Whether two programs' answers are the same, as the written test will judge them."""
+        raise NotImplementedError
+
+    # --- the adversaries
+    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+        """The program that memorises the examples the row's statement prints (None: none to write)."""
+        raise NotImplementedError
+
+    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+                      kept: list[int]) -> None:
+        """Add an adversary's run on the generated inputs ``kept`` and on the original tests
+        (into ``originals`` where they run apart)."""
+        raise NotImplementedError
+
+    def adversary_kills(self, cand: Candidate, name: str, result: Any) -> None:
+        """Record which generated inputs rejected the adversary (``cand.kills``), and whether the
+        original tests did, where they ran with them (``cand.killed_by_original``)."""
+        raise NotImplementedError
+
+    # --- the chosen tests
+    def expected_text(self, answer: Any) -> str | None:
+        """An answer as a test case's expected output (None: it has no exact text)."""
+        raise NotImplementedError
+
+    def render(self, cand: Candidate, tests: Tests, chosen: list[int]) -> tuple[Tests, int]:
+        """``tests`` with the chosen generated inputs appended as tests, and how many were."""
+        raise NotImplementedError
+
+
+def append_cases(kind: TestKind, cand: Candidate, tests: Tests, chosen: list[int],
+                 text: Callable[[Any], str]) -> tuple[Tests, int]:
+    """The chosen inputs as test cases (``text`` writes an input), each with its origin."""
+    added = 0
+    for i in chosen:
+        output = kind.expected_text(cand.expected[i])
+        if output is None:
+            continue
+        tests.cases.append(TestCase(text(cand.inputs[i]), output, origin=origin(cand.labels[i]), how=cand.labels[i]))
+        added += 1
+    return tests, added
+
+
+_KINDS: dict[str, TestKind] = {}
+K = TypeVar("K", bound=type[TestKind])
+
+
+def register_kind(name: str) -> Callable[[K], K]:
+    """Class decorator: one instance of the kind, found by :func:`kind_for` from then on."""
+
+    def add(cls: K) -> K:
+        if name in _KINDS:
+            raise ValueError(f"test kind {name!r} is registered twice")
+        kind = cls()
+        kind.name = name
+        _KINDS[name] = kind
+        return cls
+
+    return add
+
+
+def kind_for(tests: Tests) -> TestKind:
+    """The kind of a row's tests: a narrower kind that claims them (``linked`` for an ``assert``
+    block of LeetCode's node asserts), else the kind named as ``tests.kind``."""
+    for name, kind in _KINDS.items():
+        if name != tests.kind and kind.serves == tests.kind and kind.claims(tests):
+            return kind
+    if tests.kind not in _KINDS:
+        raise ValueError(f"no test kind is registered for {tests.kind!r}; registered: {sorted(_KINDS)}")
+    return _KINDS[tests.kind]
+

@@ -1,0 +1,180 @@
+"""``call`` tests: a function (or a ``Solution`` method) is called with arguments and its return
+value compared. Also the part the ``assert`` kinds share: inputs are ``(args, kwargs)`` calls.
+
+New inputs are type-aware mutations of the examples' arguments
+(:mod:`pipeline.verify.testgen.call_inputs`); programs answer them through ``values_many``; an
+answer is also held to the relations every example's answer keeps
+(:mod:`pipeline.verify.testgen.postconditions`); a chosen input becomes a test case of the
+arguments as a JSON array and the answer as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from evaluator.model import Checker, SpecialJudge
+from evaluator.values import CallOutcome
+from pipeline.schema import Tests
+from pipeline.verify.testgen import postconditions
+from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
+
+SMALL_CALL_LEAVES = 16  # a brute force answers calls with this many values in all
+
+
+def call_examples(tests: Tests) -> list[tuple[tuple, dict, Any]]:
+    """(args, kwargs, answer) of each case that reads (an answer that does not: None)."""
+    from evaluator.compare import decode_value
+
+    out = []
+    for case in tests.cases:
+        try:
+            args = json.loads(case.input)
+        except ValueError:
+            continue
+        try:
+            answer = decode_value(case.output)
+        except ValueError:
+            answer = None
+        out.append((tuple(args) if isinstance(args, list) else (args,), {}, answer))
+    return out
+
+
+def param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
+    """The entry point's parameter names, from the starter code or the first reference."""
+    from pipeline.process.tests_format import signature_params
+
+    for code in (row.get("starter_code"), *(row.get("solutions") or [])[:1]):
+        try:
+            return signature_params(code or "", fn_name or "")
+        except Exception:  # noqa: BLE001 - Rejected, SyntaxError: try the next text
+            continue
+    return None
+
+
+def _leaves(value: Any, depth: int = 0) -> int:
+    if depth > 8:
+        return 1
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sum(_leaves(v, depth + 1) for v in value) or 1
+    if isinstance(value, dict):
+        return sum(_leaves(v, depth + 1) for v in value.values()) + len(value) or 1
+    if isinstance(value, str):
+        return max(1, len(value) // 4)
+    return 1
+
+
+@register_kind("call")
+class CallKind(TestKind):
+    serves = "call"
+    model_shape = " as a Python list of the function's positional arguments"
+
+    def examples(self, cand: Candidate, statement: str) -> None:
+        tests: Tests = cand.row["tests"]
+        cand.answered, cand.params = call_examples(tests), param_names(cand.row, tests.fn_name)
+        cand.examples = [(a, k) for a, k, _ in cand.answered]
+
+    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
+        from pipeline.verify.testgen.call_inputs import mutate_args
+        from pipeline.verify.testgen.validate import CallValidator
+
+        made = mutate_args(cand.examples, n=2 * n, seed=seed, statement=statement, param_names=cand.params)
+        cand.relations, cand.order_free = postconditions.infer(cand.answered), postconditions.single_values(cand.answered)
+        cand.answer_kind = postconditions.answer_kind(cand.answered)
+        cand.validator = CallValidator(cand.examples, statement, cand.params).reason
+        yield [((m[0], m[1]), m[2]) for m in made]
+        more = mutate_args(cand.examples, n=2 * n, seed=seed + 1, statement=statement, param_names=cand.params)
+        yield [((m[0], m[1]), m[2]) for m in more]
+
+    def small(self, value: Any) -> bool:
+        args, kwargs = value
+        return _leaves(list(args)) + _leaves(kwargs) <= SMALL_CALL_LEAVES
+
+    def from_json(self, value: Any) -> Any:
+        return (tuple(value), {}) if isinstance(value, list) else None
+
+    def to_json(self, value: Any) -> Any:
+        return list(value[0])
+
+    def brute_force_how(self, tests: Tests) -> str:
+        name = tests.fn_name or "the function the problem asks for"
+        return f"Define {name} with the signature the problem gives; it is called directly, do not read input."
+
+    # --- how a program is called
+    def program(self, cand: Candidate, code: str) -> str:
+        """A program as generation calls it."""
+        return code
+
+    def call_entry(self, cand: Candidate, code: str) -> tuple[str, ...]:
+        """What generation calls in it."""
+        from evaluator.values import entry_for
+
+        return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
+
+    def twins(self, cand: Candidate) -> dict[int, tuple[tuple, dict]]:
+        """Input index -> the input with its dict arguments' keys reordered, where the answer must not
+        change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
+        if not cand.order_free:
+            return {}
+        twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
+        return {i: twin for i, twin in twins.items() if twin is not None}
+
+    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
+        if key[1] == 0:  # the first reference answers the reordered inputs too
+            cand.twins = self.twins(cand)
+        extra = cand.twins if key[1] == 0 else {}
+        runs.add_calls(key, self.program(cand, code), cand.row["tests"],
+                       [cand.inputs[i] for i in indices] + list(extra.values()), self.call_entry(cand, code))
+
+    def oracle_answers(self, cand: Candidate, key: tuple, result: list[CallOutcome]) -> list[Answer]:
+        own = len(key[2])
+        if key[1] == 0:
+            cand.twin_answers.update({i: (o.ok, o.value) for i, o in zip(cand.twins, result[own:])})
+        return [(o.ok, o.value, o.time_s) for o in result[:own]]
+
+    def suspect(self, cand: Candidate, i: int, answer: Any) -> str | None:
+        args, kwargs = cand.inputs[i]
+        if postconditions.kind_changed(cand.answer_kind, answer):
+            return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
+        why = postconditions.broken(cand.relations, args, kwargs, answer)
+        if why is None and i in cand.twin_answers:
+            ok, other = cand.twin_answers[i]
+            if not (ok and self.same_answer(None, answer, other)):
+                why = "same_answer_reordered"
+        return why
+
+    def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
+        from evaluator.compare import compare_values, encode_value
+
+        try:
+            return compare_values(encode_value(a), encode_value(b)) and compare_values(encode_value(b), encode_value(a))
+        except TypeError:
+            return False
+
+    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+        from pipeline.verify.testgen import adversaries
+
+        tests: Tests = row["tests"]
+        return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
+
+    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+                      kept: list[int]) -> None:
+        runs.add_calls(key, self.program(cand, code), tests, [cand.inputs[i] for i in kept], self.call_entry(cand, code))
+        originals.add_tests(key, code, tests)
+
+    def adversary_kills(self, cand: Candidate, name: str, result: list[CallOutcome]) -> None:
+        kept = sorted(cand.expected)
+        cand.kills[name] = {kept[j] for j, o in enumerate(result) if not o.not_run and (
+            not o.ok or not self.same_answer(None, cand.expected[kept[j]], o.value))}
+
+    def expected_text(self, answer: Any) -> str | None:
+        from evaluator.compare import encode_value
+
+        try:
+            return encode_value(answer)
+        except TypeError:
+            return None
+
+    def render(self, cand: Candidate, tests: Tests, chosen: list[int]) -> tuple[Tests, int]:
+        return append_cases(self, cand, tests, chosen, lambda call: json.dumps(list(call[0]), ensure_ascii=False))

@@ -1,0 +1,103 @@
+"""``stdin`` tests: a program reads an input text and prints its answer.
+
+New inputs come from a grammar inferred from the example inputs and the statement
+(:mod:`pipeline.verify.testgen.stdin_inputs`), which the validator reads too; programs run on them as
+test sets (``evaluate_many``), the problem's checker (or the evaluator's robust comparison) says
+whether two outputs are the same, and a chosen input becomes a test case with its output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from evaluator.model import Cause, Checker, Result, SpecialJudge, Verdict
+from pipeline.schema import TestCase, Tests
+from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
+
+CLEAN = ("accepted", "wrong_answer")  # a reference that ended so answered (its output is the answer)
+MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
+SMALL_STDIN_CHARS = 120  # a brute force answers inputs this short
+
+
+def stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = None) -> Tests:
+    """``tests`` with these cases (no outputs: empty ones, for a run that only wants the answers)."""
+    cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
+    return dataclasses.replace(tests, cases=cases)
+
+
+@register_kind("stdin")
+class StdinKind(TestKind):
+    serves = "stdin"
+    model_shape = " as the exact text the program reads from stdin"
+
+    def examples(self, cand: Candidate, statement: str) -> None:
+        cand.examples = [c.input for c in cand.row["tests"].cases]
+
+    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
+        from pipeline.verify.testgen.stdin_inputs import grammar_inputs, more_inputs
+        from pipeline.verify.testgen.validate import StdinValidator
+
+        grammar, made, cand.note = grammar_inputs(cand.examples, statement, n=n, seed=seed)
+        cand.validator = StdinValidator(grammar, statement, cand.examples).reason
+        yield made
+        if grammar is not None:  # the refused made up for, from the same grammar
+            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1)
+
+    def small(self, value: Any) -> bool:
+        return isinstance(value, str) and len(value) <= SMALL_STDIN_CHARS
+
+    def from_json(self, value: Any) -> Any:
+        return (value if value.endswith("\n") else value + "\n") if isinstance(value, str) and value.strip() else None
+
+    def to_json(self, value: Any) -> Any:
+        return value
+
+    def brute_force_how(self, tests: Tests) -> str:
+        return "Read the input from standard input and print the answer."
+
+    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
+        runs.add_tests(key, code, stdin_tests(cand.row["tests"], [cand.inputs[i] for i in indices]))
+
+    def oracle_answers(self, cand: Candidate, key: tuple, result: Result) -> list[Answer]:
+        per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in result.cases]
+        return per + [(False, None, 0.0)] * (len(key[2]) - len(per))  # cases never run: no answer
+
+    def oversized(self, answer: Any) -> bool:
+        return len(answer) > MAX_EXPECTED_CHARS
+
+    def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
+        from evaluator.compare import same_answer
+
+        if isinstance(checker, Checker):
+            return checker.check(a, b)[0] and checker.check(b, a)[0]
+        return same_answer("stdin", a, b)
+
+    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+        from pipeline.verify.testgen import adversaries
+
+        return adversaries.hardcoder_stdin([(c.input, c.output) for c in row["tests"].cases if c.public])
+
+    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+                      kept: list[int]) -> None:
+        inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
+        outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
+        runs.add_tests(key, code, stdin_tests(tests, inputs, outputs))  # the original tests first, in one run
+
+    def adversary_kills(self, cand: Candidate, name: str, result: Result) -> None:
+        original = len(cand.row["tests"].cases)
+        failed = {i for i, c in enumerate(result.cases)
+                  if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
+        if result.verdict is Verdict.INTERNAL_ERROR:
+            return
+        kept = sorted(cand.expected)
+        cand.kills[name] = {kept[i - original] for i in failed if i >= original}
+        if any(i < original for i in failed):
+            cand.killed_by_original.add(name)
+
+    def expected_text(self, answer: Any) -> str | None:
+        return answer
+
+    def render(self, cand: Candidate, tests: Tests, chosen: list[int]) -> tuple[Tests, int]:
+        return append_cases(self, cand, tests, chosen, lambda text: text)
