@@ -17,7 +17,7 @@ import random
 import re
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, restore
+from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, leaf_numbers, restore
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
 from pipeline.verify.testgen.constraints import Bound, alphabet, size_bound, value_bound
 
@@ -26,21 +26,6 @@ DEFAULT_CHARS = "abcdefghijklmnopqrstuvwxyz"
 
 def _fits(value: Number, lo: Number | None, hi: Number | None) -> bool:
     return (lo is None or value >= lo) and (hi is None or value <= hi)
-
-
-def _leaf_numbers(value: Any, depth: int = 0):
-    if depth > MAX_DEPTH:
-        return
-    if isinstance(value, bool):
-        return
-    if isinstance(value, (int, float)):
-        yield value
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            yield from _leaf_numbers(v, depth + 1)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _leaf_numbers(v, depth + 1)
 
 
 class Position:
@@ -89,7 +74,7 @@ class Position:
             if b is not None and inner and all(_fits(s, b.lo, b.hi) for s in inner):
                 self.inner_lo = None if b.lo is None else max(0, math.ceil(b.lo))
                 self.inner_hi = None if b.hi is None else math.floor(b.hi)
-        numbers = [x for v in present for x in _leaf_numbers(v)]
+        numbers = [x for v in present for x in leaf_numbers(v)]
         b = value_bound(bounds, name)
         if b is not None and numbers and all(_fits(x, b.lo, b.hi) for x in numbers if not math.isnan(x)):
             self.val_lo, self.val_hi = b.lo, b.hi
@@ -266,7 +251,7 @@ class Position:
         """Within every parsed bound, and of the examples' type."""
         if not conforms(value, self.shape, 0):
             return False
-        if any(not _fits(x, self.val_lo, self.val_hi) for x in _leaf_numbers(value) if not math.isnan(x)):
+        if any(not _fits(x, self.val_lo, self.val_hi) for x in leaf_numbers(value) if not math.isnan(x)):
             return False
         if isinstance(value, (str, list, tuple, dict, set)):
             n = len(tree_nodes(decode_tree(value))) if self.tree else len(value)

@@ -223,3 +223,17 @@ def conforms(value: Any, shape: Shape, depth: int) -> bool:
             return False
         return all(conforms(k, shape.key, depth + 1) and conforms(v, shape.elem, depth + 1) for k, v in value.items())
     return True
+
+
+def leaf_numbers(value: Any, depth: int = 0, max_depth: int = MAX_DEPTH):
+    """The numbers inside a value (bools aside), down to ``max_depth`` levels."""
+    if depth > max_depth or isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield value
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            yield from leaf_numbers(v, depth + 1, max_depth)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from leaf_numbers(v, depth + 1, max_depth)

@@ -59,7 +59,8 @@ def _bracket_text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip()) and set(value) <= set("()[]{}<> ")
 
 
-def _balanced(text: str) -> bool:
+def balanced(text: str) -> bool:
+    """Every bracket closes the one opened last (``()[]{}<>``)."""
     stack: list[str] = []
     for ch in text:
         if ch in "([{<":
@@ -152,10 +153,10 @@ class Envelope:
             if least >= SCALE and min(abs(n) for n in numbers) < least / SCALE:
                 return False  # ... and never a tenth of the smallest, where every example is large
         if isinstance(value, str) and all(isinstance(v, str) for v in seen):
-            if all(_bracket_text(v) and _balanced(v) for v in seen) and not _balanced(value):
+            if all(_bracket_text(v) and balanced(v) for v in seen) and not balanced(value):
                 return False
-            if all(_bracket_text(v) and all(_balanced(t) for t in v.split()) for v in seen) \
-                    and not all(_balanced(t) for t in value.split()):
+            if all(_bracket_text(v) and all(balanced(t) for t in v.split()) for v in seen) \
+                    and not all(balanced(t) for t in value.split()):
                 return False  # "groups separated by spaces", each one balanced
             shapes = {_skeleton(v) for v in seen}
             if len(shapes) == 1 and any(_DIGITS.search(v) for v in seen) and _skeleton(value) not in shapes:

@@ -35,6 +35,8 @@ from typing import Any
 
 from pipeline.verify.testgen import constraints as cx
 from pipeline.verify.testgen import graphs
+from pipeline.verify.testgen.call_shapes import leaf_numbers
+from pipeline.verify.testgen.envelope import balanced
 from pipeline.verify.testgen.input_section import Invalid as _Invalid
 from pipeline.verify.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
 from pipeline.verify.testgen.input_section import lookup as env_lookup
@@ -43,18 +45,6 @@ __all__ = ["CallValidator", "StdinValidator", "refuse"]
 
 _INT = re.compile(r"[+-]?\d+")
 _NUM = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_BRACKETS = {")": "(", "]": "[", "}": "{", ">": "<"}
-
-
-def _balanced(text: str) -> bool:
-    stack: list[str] = []
-    for ch in text:
-        if ch in "([{<":
-            stack.append(ch)
-        elif ch in _BRACKETS:
-            if not stack or stack.pop() != _BRACKETS[ch]:
-                return False
-    return not stack
 
 
 def _number(tok: str) -> float | None:
@@ -190,7 +180,7 @@ class _StatementRules:
         used = set().union(*toks) if toks else set()
         if chars and not used <= set(chars):
             out.append(("alphabet", name, f"{name or 'string'} holds {''.join(sorted(used - set(chars)))[:10]!r}, outside {chars!r}"))
-        if self.promised.get("brackets") and used <= set("()[]{}<>") and not all(map(_balanced, toks)):
+        if self.promised.get("brackets") and used <= set("()[]{}<>") and not all(map(balanced, toks)):
             out.append(("brackets", name, "an unbalanced bracket sequence"))
         return out
 
@@ -255,7 +245,7 @@ class _ExampleRules:
         # a fixed length: lines of one input that all hold as many characters (rows, schedules), in every example
         self.fixed_len = {sid: s.fixed for sid, s in g.scalars.items() if s.kind == "str" and s.fixed}
         self.alphabets = {sid: set(_alphabet_seen(ts, statement)) for sid, ts in strings.items()}
-        self.balanced = {sid for sid, ts in strings.items() if all(set(t) <= set("()[]{}<>") and _balanced(t) for t in ts)
+        self.balanced = {sid for sid, ts in strings.items() if all(set(t) <= set("()[]{}<>") and balanced(t) for t in ts)
                          and (promised.get("brackets") or len(ts) >= 2)}
 
     def _visit(self, parsed: tuple[list, list], check: Any) -> None:
@@ -335,7 +325,7 @@ class _ExampleRules:
             extra = set().union(*run) - chars
             if extra:
                 raise _Invalid("alphabet", f"{''.join(sorted(extra))[:10]!r} outside {''.join(sorted(chars))!r}")
-        if s.sid in self.balanced and not all(map(_balanced, run)):
+        if s.sid in self.balanced and not all(map(balanced, run)):
             raise _Invalid("brackets", "an unbalanced bracket sequence where every example's is balanced")
 
     def _range(self, s: Any) -> tuple[float | None, float | None]:
@@ -410,21 +400,6 @@ class StdinValidator:
 
 
 # ----------------------------------------------------------------------------- call inputs
-def _leaves(value: Any, depth: int = 0):
-    if depth > 6:
-        return
-    if isinstance(value, bool):
-        return
-    if isinstance(value, (int, float)):
-        yield value
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            yield from _leaves(v, depth + 1)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v, depth + 1)
-
-
 class CallValidator:
     """Whether a call's arguments are ones the problem allows: each argument's stated element
     range, size and alphabet, and the relations the Constraints section states among them
@@ -452,7 +427,7 @@ class CallValidator:
     def _fits(rule: tuple, value: Any) -> str | None:
         vb, sb, chars = rule
         if vb is not None:
-            for v in _leaves(value):
+            for v in leaf_numbers(value, max_depth=6):
                 if (vb.lo is not None and v < vb.lo) or (vb.hi is not None and v > vb.hi):
                     return "value_range"
         if sb is not None and isinstance(value, (str, list, tuple)) and (
