@@ -28,7 +28,7 @@ from pipeline.verify.testgen.call_mutation import Mutator
 from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
 from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
-from pipeline.verify.testgen.constraints import parse_constraints
+from pipeline.verify.testgen.profile import CallProfile
 
 __all__ = ["mutate_args"]
 
@@ -77,11 +77,11 @@ def _leaf_cost(leaf: Shape | None) -> int:
 
 
 class _Generator:
-    def __init__(self, examples, n: int, seed: int, statement: str, param_names: list[str] | None):
+    def __init__(self, profile: CallProfile, n: int, seed: int):
         self.rng = random.Random(seed)
         self.n = n
-        self.statement = statement or ""
-        self.examples = self._clean(examples)
+        self.statement = profile.statement
+        self.examples = profile.examples
         self.seen: set[str] = {self._key(a, k) for a, k in self.examples}
         self.largest = max((sum(_size(v) for v in a) + sum(_size(v) for v in k.values()) for a, k in self.examples), default=0)
         sig = Counter((len(a), tuple(sorted(k))) for a, k in self.examples)
@@ -92,27 +92,14 @@ class _Generator:
         (n_pos, kw_keys), _ = max(sig.items(), key=lambda item: (item[1], -item[0][0]))
         self.templates = [(a, k) for a, k in self.examples if len(a) == n_pos and tuple(sorted(k)) == kw_keys]
         first_kw = list(self.templates[0][1])
-        bounds = parse_constraints(self.statement)
-        names = list(param_names or [])
+        bounds = profile.bounds
+        names = profile.params
         keys: list[int | str] = list(range(n_pos)) + first_kw
         for key in keys:
             name = (names[key] if key < len(names) else None) if isinstance(key, int) else key
             values = [self._get(t, key) for t in self.templates]
             self.positions.append(Position(key, name, values, bounds, self.statement))
         self._relations()
-
-    @staticmethod
-    def _clean(examples) -> list[tuple[tuple, dict]]:
-        out = []
-        for ex in examples or []:
-            try:
-                args, kwargs = ex
-                args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
-                kwargs = dict(kwargs or {})
-            except (TypeError, ValueError):
-                continue
-            out.append((args, kwargs))
-        return out
 
     @staticmethod
     def _get(example: tuple[tuple, dict], key: int | str) -> Any:
@@ -450,20 +437,19 @@ def _interleave(mut: list, bnd: list, scl: list) -> list:
     return out
 
 
-def mutate_args(examples: list[tuple[tuple, dict]], *, n: int, seed: int = 0, statement: str = "",
-                param_names: list[str] | None = None) -> list[tuple[tuple, dict, str]]:
-    """Up to ``n`` new inputs ``(args, kwargs, label)`` made from the example inputs.
+def mutate_args(profile: CallProfile, *, n: int, seed: int = 0) -> list[tuple[tuple, dict, str]]:
+    """Up to ``n`` new inputs ``(args, kwargs, label)`` made from the example inputs of ``profile``.
 
-    ``examples`` are ``(positional args, keyword args)`` of plain Python values; ``param_names``
-    the function's parameter names in order (keyword args are named by their keys), used with the
-    statement's constraints. About half are mutations of examples (``mutation:int_delta``,
-    ``mutation:list_insert``, ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter
-    inputs at the bounds (``boundary:min_size``, ``boundary:value_hi``, ...) and a quarter larger
-    inputs (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...). None equals an
-    example or another (compared by repr, sets and dicts order-free). Deterministic for a seed;
-    never raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
+    The examples are ``(positional args, keyword args)`` of plain Python values; the profile's
+    parameter names (keyword args are named by their keys) find the statement's bounds. About half
+    are mutations of examples (``mutation:int_delta``, ``mutation:list_insert``,
+    ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter inputs at the bounds
+    (``boundary:min_size``, ``boundary:value_hi``, ...) and a quarter larger inputs
+    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...). None equals an example
+    or another (compared by repr, sets and dicts order-free). Deterministic for a seed; never
+    raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
     """
     try:
-        return _Generator(examples, int(n), seed, statement if isinstance(statement, str) else "", param_names).run()
+        return _Generator(profile, int(n), seed).run()
     except Exception:  # noqa: BLE001 - contract: never raise on odd example values; no inputs is the safe answer
         return []

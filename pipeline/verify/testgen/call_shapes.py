@@ -27,9 +27,17 @@ _KINDS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "
 
 
 def kind_of(value: Any) -> str:
+    """A value's kind, the one type table of test generation: the shapes, the examples' envelope and
+    the answer checks all name kinds by it."""
     if value is None:
         return "none"
     return next((name for types, name in _KINDS if isinstance(value, types)), "other")
+
+
+def number_kind(value: Any) -> str:
+    """:func:`kind_of`, with ints and floats one kind ("num"): where a number may be either."""
+    kind = kind_of(value)
+    return "num" if kind in ("int", "float") else kind
 
 
 def sorted_values(values: Any) -> list[Any]:

@@ -22,6 +22,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from pipeline.verify.testgen.call_shapes import number_kind
+
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
 SMALL = 32  # ... except a whole number given alone whose examples stay below this: twice (see _ceiling)
 
@@ -29,10 +31,6 @@ SMALL = 32  # ... except a whole number given alone whose examples stay below th
 def arguments(args: tuple, kwargs: dict) -> list[Any]:
     """A call's arguments in one order: positional, then keywords by name."""
     return list(args) + [kwargs[k] for k in sorted(kwargs)]
-
-
-def _kind(value: Any) -> str:
-    return "bool" if isinstance(value, bool) else "num" if isinstance(value, (int, float)) else type(value).__name__
 
 
 def _numbers(value: Any) -> list[float]:
@@ -90,7 +88,7 @@ def _distinct(value: Any) -> int:
 
 
 def _kinds(value: Any) -> Counter:
-    return Counter(_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
+    return Counter(number_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
 
 
 class Envelope:
@@ -128,7 +126,7 @@ class Envelope:
 
     @staticmethod
     def _value_fits(value: Any, seen: list[Any]) -> bool:
-        if len({_kind(v) for v in seen}) == 1 and _kind(value) != _kind(seen[0]):
+        if len({number_kind(v) for v in seen}) == 1 and number_kind(value) != number_kind(seen[0]):
             return False
         if _sized(value) and all(_sized(v) for v in seen):
             least = min(len(v) for v in seen)

@@ -40,6 +40,7 @@ from pipeline.verify.testgen.envelope import balanced
 from pipeline.verify.testgen.input_section import Invalid as _Invalid
 from pipeline.verify.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
 from pipeline.verify.testgen.input_section import lookup as env_lookup
+from pipeline.verify.testgen.profile import CallProfile
 
 __all__ = ["CallValidator", "StdinValidator", "refuse"]
 
@@ -404,15 +405,15 @@ class CallValidator:
     """Whether a call's arguments are ones the problem allows: each argument's stated element
     range, size and alphabet, and the relations the Constraints section states among them
     (:mod:`pipeline.verify.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
-    statement states nothing, the examples' envelope."""
+    statement states nothing, the examples' envelope. All of it read from the problem's
+    :class:`~pipeline.verify.testgen.profile.CallProfile`, as the generators read it."""
 
-    def __init__(self, examples: list[tuple[tuple, dict]], statement: str = "", params: list[str] | None = None) -> None:
-        from pipeline.verify.testgen.envelope import Envelope
-
-        self.bounds = cx.parse_constraints(statement) if statement else []
-        self.envelope = None if self.bounds else Envelope(examples)
-        self.statement = statement or ""
-        self.params = list(params or [])
+    def __init__(self, profile: CallProfile) -> None:
+        examples = profile.examples
+        self.bounds = profile.bounds
+        self.envelope = profile.envelope
+        self.statement = profile.statement
+        self.params = profile.params
         self.rules: dict[int, tuple[Any, Any, str | None]] = {}
         for i, name in enumerate(self.params):
             rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
