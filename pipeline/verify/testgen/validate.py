@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from pipeline.verify.testgen import constraints as cx
@@ -93,6 +94,19 @@ class _Spans:
         return any(a <= start and end <= b for a, b in self.rows.get(row, ()))
 
 
+def _not_permutation(values: list[float]) -> bool:
+    return sorted(values) not in (list(range(1, len(values) + 1)), list(range(len(values))))
+
+
+# a guarantee of the statement -> the rule it is counted under, what breaking it is, whether values break it
+_PROMISES: tuple[tuple[str, str, str, Callable[[list[float]], bool]], ...] = (
+    ("distinct", "distinct", "repeats a value", lambda values: len(set(values)) != len(values)),
+    ("permutation", "permutation", "is no permutation", _not_permutation),
+    ("strict", "sorted", "not increasing", lambda values: any(a >= b for a, b in zip(values, values[1:]))),
+    ("sorted", "sorted", "not sorted", lambda values: any(a > b for a, b in zip(values, values[1:]))),
+)
+
+
 class _StatementRules:
     """What the statement says, kept only where every example agrees with it."""
 
@@ -139,35 +153,43 @@ class _StatementRules:
         out = []
         by_case: dict[tuple[int, str], list[float] | None] = {}
         for f, toks, case, _, length in read.tokens:
-            name = f.name or ""
             values = _numbers(toks) if f.kind != "str" else None
-            b = self._value_bound(f)
-            if b is not None and values is not None:
-                bad = _outside(values, b.lo, b.hi)
-                if bad is not None:
-                    out.append(("value_range", name, f"{name}={bad} outside [{b.lo}, {b.hi}]"))
-            if f.kind in ("str", "chars") or (f.kind == "any" and values is None):
-                out += self._strings(f, toks, length)
-            if name:
-                have = by_case.setdefault((case, name), [])
-                by_case[(case, name)] = None if have is None or values is None else have + values
+            out += self._token_broken(f, toks, values, length)
+            if f.name:
+                have = by_case.setdefault((case, f.name), [])
+                by_case[(case, f.name)] = None if have is None or values is None else have + values
+        out += self._sums_broken(by_case)
+        for (_, name), values in by_case.items():
+            if values is not None and len(values) >= 2:
+                out += self._promises_broken(name, values)
+        return out
+
+    def _token_broken(self, f: Any, toks: list[str], values: list[float] | None,
+                      length: int | None) -> list[tuple[str, str, str]]:
+        """What one field's tokens break: its stated value range, and a string's rules."""
+        name, out = f.name or "", []
+        b = self._value_bound(f)
+        if b is not None and values is not None:
+            bad = _outside(values, b.lo, b.hi)
+            if bad is not None:
+                out.append(("value_range", name, f"{name}={bad} outside [{b.lo}, {b.hi}]"))
+        if f.kind in ("str", "chars") or (f.kind == "any" and values is None):
+            out += self._strings(f, toks, length)
+        return out
+
+    def _sums_broken(self, by_case: dict[tuple[int, str], list[float] | None]) -> list[tuple[str, str, str]]:
+        """A sum above its stated bound ("the sum of n over all test cases")."""
+        out = []
         for name, total in self.sums.items():
             values = [v for (_, n), vs in by_case.items() if vs and env_lookup({n: 0}, name) is not None for v in vs]
             if values and sum(values) > total:
                 out.append(("sum_bound", name, f"sum of {name} {sum(values)} > {total}"))
-        for (_, name), values in by_case.items():
-            if values is None or len(values) < 2:
-                continue
-            if name in self.promised.get("distinct", ()) and len(set(values)) != len(values):
-                out.append(("distinct", name, f"{name} repeats a value"))
-            if name in self.promised.get("permutation", ()) and sorted(values) not in (list(range(1, len(values) + 1)),
-                                                                                      list(range(len(values)))):
-                out.append(("permutation", name, f"{name} is no permutation"))
-            if name in self.promised.get("strict", ()) and any(a >= b for a, b in zip(values, values[1:])):
-                out.append(("sorted", name, f"{name} not increasing"))
-            if name in self.promised.get("sorted", ()) and any(a > b for a, b in zip(values, values[1:])):
-                out.append(("sorted", name, f"{name} not sorted"))
         return out
+
+    def _promises_broken(self, name: str, values: list[float]) -> list[tuple[str, str, str]]:
+        """The guarantees (distinct, a permutation, sorted) one test case's values of ``name`` break."""
+        return [(rule, name, f"{name} {what}") for promise, rule, what, breaks in _PROMISES
+                if name in self.promised.get(promise, ()) and breaks(values)]
 
     def _strings(self, f: Any, toks: list[str], length: int | None) -> list[tuple[str, str, str]]:
         name, out = f.name or "", []
@@ -226,6 +248,30 @@ def _alphabet_seen(toks: list[str], statement: str) -> str:
     if len(digits) >= 3 and not digits <= {"0", "1"}:
         out |= set(string.digits)
     return "".join(sorted(out))
+
+
+def _edge_list(iterations: list) -> list[tuple[int, int]] | None:
+    """The (u, v) of each line of an edge list; None where a line does not start with two integers."""
+    edges = []
+    for it in iterations:
+        row = it[0] if it else []
+        if len(row) < 2 or not all(len(x) <= 18 and _INT.fullmatch(x) for x in row[:2]):
+            return None
+        edges.append((int(row[0]), int(row[1])))
+    return edges
+
+
+def _check_graph(edges: list[tuple[int, int]], n: int, base: int, tree: Any, simple: Any, connected: Any) -> None:
+    """Raises :class:`_Invalid` where the edges break a fact the examples and the statement share."""
+    if any(not (base <= a < base + n and base <= b < base + n) for a, b in edges):
+        raise _Invalid("graph", "a node outside 1..n")
+    pairs = [tuple(sorted(e)) for e in edges]
+    if simple and (any(a == b for a, b in edges) or len(set(pairs)) != len(pairs)):
+        raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
+    if tree and len(edges) != n - 1:
+        raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
+    if connected and not graphs.connected(n, edges, base):
+        raise _Invalid("tree" if tree else "graph", "not connected")
 
 
 class _ExampleRules:
@@ -344,30 +390,22 @@ class _ExampleRules:
         if n is None:
             return
         base = info["base"]
-        edges = []
-        for it in iterations:
-            row = it[0] if it else []
-            if len(row) < 2 or not all(len(x) <= 18 and _INT.fullmatch(x) for x in row[:2]):
-                return
-            edges.append((int(row[0]), int(row[1])))
-        # the examples' facts where the statement backs them: a tree in every example of a statement
-        # that promises a tree or a connected graph; simple or connected where it says so
+        edges = _edge_list(iterations)
+        if edges is None:
+            return
+        tree, simple, connected = self._graph_facts(info, len(edges), n)
+        if tree or simple or connected:
+            _check_graph(edges, n, base, tree, simple, connected)
+
+    def _graph_facts(self, info: dict, m: int, n: int) -> tuple[Any, Any, Any]:
+        """Tree, simple, connected: the examples' facts where the statement backs them (a tree in
+        every example of a statement that promises a tree or a connected graph; simple or connected
+        where it says so)."""
         tree = (info["tree"] and (self.promised.get("tree") or self.promised.get("connected"))) or \
-            (self.promised.get("tree") and len(edges) == n - 1)
+            (self.promised.get("tree") and m == n - 1)
         simple = tree or (info["simple"] and self.promised.get("simple"))
         connected = tree or (info["connected"] and self.promised.get("connected"))
-        if not (tree or simple or connected):
-            return
-        if any(not (base <= a < base + n and base <= b < base + n) for a, b in edges):
-            raise _Invalid("graph", "a node outside 1..n")
-        pairs = [tuple(sorted(e)) for e in edges]
-        if simple and (any(a == b for a, b in edges) or len(set(pairs)) != len(pairs)):
-            raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
-        if tree and len(edges) != n - 1:
-            raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
-        if connected:
-            if not graphs.connected(n, edges, base):
-                raise _Invalid("tree" if tree else "graph", "not connected")
+        return tree, simple, connected
 
     def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans]) -> None:
         parsed = self.g.parse_tree(text)
