@@ -1,4 +1,4 @@
-"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``input_section``,
+"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``constraints.layout``,
 ``witnesses``) on real records: the inputs issue 33's run released are refused, every official
 APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
 passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""
@@ -21,8 +21,8 @@ from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
 from pipeline.verify.report import funnel_by_source, funnel_markdown
+from pipeline.verify.testgen.constraints.layout import guarantees, read_layout
 from pipeline.verify.testgen.generate import TestGenConfig
-from pipeline.verify.testgen.input_section import guarantees, read_layout
 from pipeline.verify.testgen.profile import CallProfile
 from pipeline.verify.testgen.stdin_infer import infer
 from pipeline.verify.testgen.validate import CallValidator, StdinValidator

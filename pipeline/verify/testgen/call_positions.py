@@ -19,7 +19,8 @@ from typing import Any
 
 from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, leaf_numbers, restore
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
-from pipeline.verify.testgen.constraints import Bound, alphabet, size_bound, value_bound
+from pipeline.verify.testgen.constraints.bounds import Bound, alphabet, size_bound, value_bound
+from pipeline.verify.testgen.constraints.words import says
 
 DEFAULT_CHARS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -47,13 +48,13 @@ def _tree_lists(name: str | None, lists: list[Any], lower: str) -> bool:
     never a list that starts with None, and not only empty lists."""
     named_tree = bool(name and re.fullmatch(r"(?i)root\d*|tree\d*", name))
     noneful = any(v is None for lst in lists for v in lst)
-    return bool((named_tree or ("binary tree" in lower and noneful)) and all(not lst or lst[0] is not None for lst in lists)
+    return bool((named_tree or (says(lower, "binary_tree") and noneful)) and all(not lst or lst[0] is not None for lst in lists)
                 and any(lists))
 
 
 def _bst_lists(lists: list[Any], lower: str) -> bool:
     """A binary search tree: the statement says so and every example with more than one node is one."""
-    return bool(("binary search tree" in lower or "bst" in lower) and all(is_bst(v) for v in lists if len(v) > 1)
+    return bool(says(lower, "binary_search_tree") and all(is_bst(v) for v in lists if len(v) > 1)
                 and any(len(v) > 1 for v in lists))
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from pipeline.verify.testgen.constraints.words import says
 
 MAX_DEPTH = 12
 
@@ -203,20 +204,20 @@ def _properties(shape: Shape, lists: list[list[Any]], hints: str) -> None:
 
 def _order_evidence(lists: list[list[Any]], longest: int, hints: str) -> bool:
     pairs = len(lists) >= 4 and sum(1 for v in lists if len(set(v)) > 1) >= 3  # many short rows: [start, end]
-    return bool(longest >= 3 or pairs or (longest >= 2 and re.search(r"\bsorted\b|ascending|increasing|decreasing", hints)))
+    return bool(longest >= 3 or pairs or (longest >= 2 and says(hints, "sorted")))
 
 
 def _order(shape: Shape, lists: list[list[Any]], longest: int, hints: str) -> None:
     """Sorted, strictly increasing (with long lists or the statement's word for it), or descending."""
     shape.sorted_asc = all(all(a <= b for a, b in zip(v, v[1:])) for v in lists)
     shape.strict_asc = shape.sorted_asc and all(all(a < b for a, b in zip(v, v[1:])) for v in lists) and (
-        longest >= 3 or bool(re.search(r"strictly increasing|distinct|unique", hints)))
+        longest >= 3 or says(hints, "strictly_increasing"))
     shape.sorted_desc = not shape.sorted_asc and all(all(a >= b for a, b in zip(v, v[1:])) for v in lists)
 
 
 def _distinct_evidence(lists: list[list[Any]], longest: int, hints: str) -> bool:
     return bool((sum(len(v) for v in lists) >= 4 and longest >= 3)
-                or (longest >= 2 and re.search(r"\bdistinct\b|\bunique\b", hints)))
+                or (longest >= 2 and says(hints, "distinct")))
 
 
 def _permutation(shape: Shape, lists: list[list[Any]]) -> None:

@@ -3,7 +3,7 @@
 Why: a reference answers any input, including ones its problem never meant to allow (an empty
 list where every example has items, a negative count, lists of different lengths). A correct
 program may reject those, and a test built on one would punish it. Where the statement states
-its constraints, mutation keeps to them (``pipeline.verify.testgen.constraints``); where it does not
+its constraints, mutation keeps to them (``pipeline.verify.testgen.constraints.bounds``); where it does not
 (MBPP, HumanEval), an input stays inside what every example shares, as Daikon infers likely
 invariants from observed values: each argument's type; its sign, and never zero where the
 examples' signs differ but none is zero; non-emptiness, at least two items, and not all of them

@@ -27,7 +27,7 @@ from typing import Any
 
 from pipeline.verify.testgen import postconditions
 from pipeline.verify.testgen.call_shapes import kind_of
-from pipeline.verify.testgen.constraints import Bound, parse_constraints
+from pipeline.verify.testgen.constraints.bounds import Bound, parse_constraints
 from pipeline.verify.testgen.envelope import Envelope
 
 __all__ = ["CallProfile", "calls", "kind_of"]

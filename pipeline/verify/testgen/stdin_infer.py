@@ -5,7 +5,7 @@ statements print. Following the generators of HardTests / CodeContests+, but *in
 than written by a model, :func:`infer` reads the example inputs together: the search
 (:mod:`pipeline.verify.testgen.stdin_search`) finds the structure that explains all of them, the
 examples are parsed again to collect what they show, and each token position gets its kind and
-value range: the statement's constraints (:mod:`pipeline.verify.testgen.stdin_statement`) mapped to the
+value range: the statement's constraints (:mod:`pipeline.verify.testgen.constraints.stdin`) mapped to the
 grammar's variables in the order the input section names them, kept only where the examples lie
 inside them; otherwise the examples' range, extended (x2, ``lo >= 0`` when the examples are).
 "The sum of n over all test cases does not exceed ..." bounds the blocks together. Relations seen
@@ -20,10 +20,11 @@ import math
 import re
 import string
 
-from pipeline.verify.testgen.input_section import sum_bounds as _sum_bounds
+from pipeline.verify.testgen.constraints.layout import sum_bounds as _sum_bounds
+from pipeline.verify.testgen.constraints.stdin import count_hints, layout_names, stated_alphabet, stated_bounds
+from pipeline.verify.testgen.constraints.words import mentions, says
 from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
 from pipeline.verify.testgen.stdin_search import NoStructure, search
-from pipeline.verify.testgen.stdin_statement import count_hints, layout_names, stated_alphabet, stated_bounds
 
 __all__ = ["NoStructure", "infer"]
 
@@ -243,7 +244,7 @@ def _statement_alphabet(statement: str) -> str | None:
     for name in _STRING_NAMES:
         if stated:
             break
-        if statement and re.search(rf"(?<![\w\\]){re.escape(name)}(?!\w)", statement):
+        if mentions(statement, name):
             stated = stated_alphabet(statement, name)
     return stated
 
@@ -257,9 +258,9 @@ def _alphabet(chars: list[str], statement: str) -> str:
     stated = _statement_alphabet(statement)
     if stated and set(chars) <= set(stated):
         return stated
-    if lower and (len(chars) >= 5 or re.search(r"(?i)lower[\s-]*case", statement or "")):
+    if lower and (len(chars) >= 5 or says(statement, "lowercase")):
         return string.ascii_lowercase
-    if upper and (len(chars) >= 5 or re.search(r"(?i)upper[\s-]*case|capital", statement or "")):
+    if upper and (len(chars) >= 5 or says(statement, "uppercase")):
         return string.ascii_uppercase
     if digits and len(chars) >= 4:
         return string.digits
@@ -428,7 +429,7 @@ def infer(examples: list[str], statement: str = "") -> Grammar:
         raise NoStructure("empty example input")
     _reject_prose(texts)
     hints = count_hints(statement or "")
-    elems = search(texts, bool(re.search(r"(?i)test[\s-]*cases?|\btests\b|\bqueries\b", statement or "")), hints)
+    elems = search(texts, says(statement, "test_cases"), hints)
     _reject_free_lines(elems)
     g = Grammar(elems=elems, scalars={}, examples=[], trees=[])
     rec = Recorder()

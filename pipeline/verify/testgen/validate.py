@@ -8,7 +8,7 @@ After CodeContests+ and Klear-CodeTest (a generator and a validator per problem)
 checked by a validator derived from two readings of the problem, independently of how the
 input was made:
 
-- **the statement** (:mod:`pipeline.verify.testgen.input_section`, :mod:`pipeline.verify.testgen.constraints`):
+- **the statement** (:mod:`pipeline.verify.testgen.constraints.layout`, :mod:`pipeline.verify.testgen.constraints.bounds`):
   how many tokens each line holds (``n`` then ``n`` integers), the stated range of each named
   value, a string's stated length and alphabet, the test-case count and "the sum of n over all
   test cases", and what the section guarantees (distinct, a permutation, sorted, a tree, a
@@ -34,13 +34,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.verify.testgen import constraints as cx
 from pipeline.verify.testgen import graphs
 from pipeline.verify.testgen.call_shapes import leaf_numbers
+from pipeline.verify.testgen.constraints import bounds as cx
+from pipeline.verify.testgen.constraints.layout import Invalid as _Invalid
+from pipeline.verify.testgen.constraints.layout import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
+from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
+from pipeline.verify.testgen.constraints.words import says
 from pipeline.verify.testgen.envelope import balanced
-from pipeline.verify.testgen.input_section import Invalid as _Invalid
-from pipeline.verify.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
-from pipeline.verify.testgen.input_section import lookup as env_lookup
 from pipeline.verify.testgen.profile import CallProfile
 
 __all__ = ["CallValidator", "StdinValidator", "refuse"]
@@ -239,10 +240,9 @@ def _alphabet_seen(toks: list[str], statement: str) -> str:
     case); other characters as they are (``.#``, ``->``); 0 and 1 alone stay bits."""
     chars = set("".join(toks))
     out = set(chars)
-    for cls, words in ((string.ascii_lowercase, r"lower[\s-]*case|small\s+(?:english\s+|latin\s+)?letters"),
-                       (string.ascii_uppercase, r"upper[\s-]*case|capital")):
+    for cls, phrase in ((string.ascii_lowercase, "lowercase_letters"), (string.ascii_uppercase, "uppercase")):
         mine = chars & set(cls)
-        if len(mine) >= 3 or (mine and re.search(rf"(?i){words}", statement)):
+        if len(mine) >= 3 or (mine and says(statement, phrase)):
             out |= set(cls)
     digits = chars & set(string.digits)
     if len(digits) >= 3 and not digits <= {"0", "1"}:
@@ -280,8 +280,8 @@ class _ExampleRules:
     def __init__(self, g: Any, statement: str, promised: dict) -> None:
         self.g, self.statement, self.promised = g, statement, promised
         # edge lists are checked where the statement speaks of a graph: pairs of numbers are not always edges
-        self.graph = bool(promised.get("tree") or promised.get("connected") or promised.get("simple") or re.search(
-            r"(?i)\b(?:edges?|vertex|vertices|graph|tree|roads?)\b", input_section(statement)))
+        self.graph = bool(promised.get("tree") or promised.get("connected") or promised.get("simple")
+                          or says(input_section(statement), "graph"))
         self.seen: dict[int, list[str]] = {}
         for text in g.examples:
             parsed = g.parse_tree(text)
@@ -442,7 +442,7 @@ class StdinValidator:
 class CallValidator:
     """Whether a call's arguments are ones the problem allows: each argument's stated element
     range, size and alphabet, and the relations the Constraints section states among them
-    (:mod:`pipeline.verify.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
+    (:mod:`pipeline.verify.testgen.constraints.relations`: ``edges.length == n - 1``, a valid tree); where the
     statement states nothing, the examples' envelope. All of it read from the problem's
     :class:`~pipeline.verify.testgen.profile.CallProfile`, as the generators read it."""
 
@@ -457,7 +457,7 @@ class CallValidator:
             rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
             if any(rule) and all(self._fits(rule, args[i]) is None for args, _ in examples if i < len(args)):
                 self.rules[i] = rule  # a bound an example breaks is a misreading
-        from pipeline.verify.testgen.call_constraints import relations
+        from pipeline.verify.testgen.constraints.relations import relations
 
         self.relations = [(text, check) for text, check in relations(self.statement, self.params)
                           if all(self._holds(check, args, kwargs) for args, kwargs in examples)]

@@ -60,7 +60,7 @@ _SUM_BOUND_RE = re.compile(r"(?i)(?:≤|<=|<|does\s+not\s+exceed|doesn't\s+excee
 
 
 def _number_text(text: str) -> int | None:
-    from pipeline.verify.testgen.constraints import parse_constraints
+    from pipeline.verify.testgen.constraints.bounds import parse_constraints
 
     t = text.strip().rstrip(".,;$ ")
     for b in parse_constraints(f"0 ≤ x ≤ {t}"):
@@ -167,7 +167,7 @@ _STRUCTURAL = re.compile(rf"(?i)\blines?\b|{_CASES}")
 
 
 def _clean(text: str) -> str:
-    from pipeline.verify.testgen.constraints import plain_text
+    from pipeline.verify.testgen.constraints.bounds import plain_text
 
     t = plain_text(dedupe_tex(text))
     t = re.sub(r"(?<=\w)\s*…\s*|\s*(?:\.\.\.|…)\s*", " … ", t)
