@@ -87,22 +87,19 @@ def _passing_first(row: dict[str, Any], failures: list[set[int]], bad: set[int],
     return {**row, "solutions": solutions}
 
 
-def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
-    tests: Tests = row["tests"]
-    num_cases = max(1, len(tests.cases)) if tests.kind != "assert" else 1
-    failures = [failing_cases(result, num_cases) for result in results]
-    passed = sum(1 for f in failures if not f)
-    bad: set[int] = set()
+def _contradicted(tests: Tests, results: list[Result], failures: list[set[int]], passed: int) -> set[int]:
+    """Cases to drop: where no reference passes everything, a case that is the only failure of
+    some reference contradicts an otherwise-passing one."""
     if results and passed == 0 and tests.kind != "assert":
-        # A case that is the only failure of some reference contradicts an otherwise-passing one.
-        bad = {next(iter(f)) for f in failures if len(f) == 1}
-    remaining = [case for i, case in enumerate(tests.cases) if i not in bad]
-    verified = bool(results) and (passed > 0 or any(f and f <= bad for f in failures))
-    disagreement = answer_disagreement(tests, results, config.min_pass_fraction)
-    columns = {
+        return {next(iter(f)) for f in failures if len(f) == 1}
+    return set()
+
+
+def _reference_columns(tests: Tests, results: list[Result], failures: list[set[int]], bad: set[int],
+                       disagreement: dict[str, Any] | None) -> dict[str, Any]:
+    return {
         "references_run": len(results),
-        "references_passed": passed,  # passed every original test
+        "references_passed": sum(1 for f in failures if not f),  # passed every original test
         "references_passed_after_drop": sum(1 for f in failures if f <= bad),
         "dropped_tests": json.dumps([{"index": i, **tests.cases[i].__dict__} for i in sorted(bad)], ensure_ascii=False),
         "num_dropped_tests": len(bad),
@@ -110,30 +107,53 @@ def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> 
         "multiple_answers": disagreement is not None,
         "reference_cpu_s": None,
     }
-    def rejected(reason: str, detail: str | None = None) -> tuple[None, dict[str, Any]]:
-        return None, reject(VERIFY, row, reason, detail)
 
-    if not results:
-        return rejected("no_reference") if config.require_reference else ({**row, **columns, "verified": False}, None)
-    if not verified:
-        verdicts = [{"reference": i, "verdict": r.verdict.value, "failed_cases": sorted(f)[:20],
-                     "message": next((c.message[:200] for c in r.cases if c.verdict is not Verdict.ACCEPTED and c.message), "")}
-                    for i, (r, f) in enumerate(zip(results, failures))]
-        return rejected("no_reference_passes", json.dumps(verdicts))
-    if tests.kind != "assert" and len(remaining) < config.min_tests:
-        return rejected("too_few_tests_after_verify", f"{len(remaining)} left")
+
+def _no_pass_detail(results: list[Result], failures: list[set[int]]) -> str:
+    verdicts = [{"reference": i, "verdict": r.verdict.value, "failed_cases": sorted(f)[:20],
+                 "message": next((c.message[:200] for c in r.cases if c.verdict is not Verdict.ACCEPTED and c.message), "")}
+                for i, (r, f) in enumerate(zip(results, failures))]
+    return json.dumps(verdicts)
+
+
+def _rejection(tests: Tests, results: list[Result], failures: list[set[int]], bad: set[int],
+               disagreement: dict[str, Any] | None, config: VerifyConfig) -> tuple[str, str | None] | None:
+    """Why the references' results reject the row (reason, detail), or None: it is verified."""
+    passed = sum(1 for f in failures if not f)
+    if not (passed > 0 or any(f and f <= bad for f in failures)):
+        return "no_reference_passes", _no_pass_detail(results, failures)
+    remaining = sum(1 for i in range(len(tests.cases)) if i not in bad)
+    if tests.kind != "assert" and remaining < config.min_tests:
+        return "too_few_tests_after_verify", f"{remaining} left"
     if disagreement is not None and not tests.checker:
-        return rejected("multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False))
+        return "multiple_valid_answers", json.dumps(disagreement, ensure_ascii=False)
+    return None
+
+
+def decide(row: dict[str, Any], results: list[Result], config: VerifyConfig) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The verified row (tests possibly trimmed, time limit set) or a reject, from the references' results."""
+    tests: Tests = row["tests"]
+    num_cases = max(1, len(tests.cases)) if tests.kind != "assert" else 1
+    failures = [failing_cases(result, num_cases) for result in results]
+    bad = _contradicted(tests, results, failures, sum(1 for f in failures if not f))
+    disagreement = answer_disagreement(tests, results, config.min_pass_fraction)
+    columns = _reference_columns(tests, results, failures, bad, disagreement)
+    if not results:
+        if config.require_reference:
+            return None, reject(VERIFY, row, "no_reference")
+        return {**row, **columns, "verified": False}, None
+    why = _rejection(tests, results, failures, bad, disagreement, config)
+    if why is not None:
+        return None, reject(VERIFY, row, *why)
     keep = set(range(num_cases)) - bad
     row = _passing_first(row, failures, bad, config)
     slowest = reference_cpu_s(results, failures, keep, num_cases)
     columns["reference_cpu_s"] = slowest
     if bad or (config.derive_time_limits and slowest is not None):
-        tests = dataclasses.replace(tests, cases=remaining)
+        tests = dataclasses.replace(tests, cases=[case for i, case in enumerate(tests.cases) if i not in bad])
         if config.derive_time_limits and slowest is not None:
             tests.time_limit_s = derived_time_limit(slowest, tests.time_limit_s, config)
     return {**row, **columns, "tests": tests, "num_tests": tests.count, "verified": True}, None
-
 
 
 def run_references(rows: list[dict[str, Any]], jobs: list[Job], config: VerifyConfig,

@@ -11,9 +11,15 @@ import pytest
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
 from pipeline.verify.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, tree_mutation
-from pipeline.verify.testgen.constraints import parse_constraints, size_bound, value_bound
+from pipeline.verify.testgen.constraints.bounds import parse_constraints, size_bound, value_bound
+from pipeline.verify.testgen.profile import CallProfile
 
 KINDS = ("mutation:", "boundary:", "scale:")
+
+def grow(examples, *, n, seed=0, statement="", param_names=None):
+    """New inputs from these example calls, as generation makes them (through the problem's profile)."""
+    return mutate_args(CallProfile.of_inputs(examples, statement, param_names), n=n, seed=seed)
+
 
 
 def _numbers(value):
@@ -66,9 +72,9 @@ def test_real_leetcode_inputs_keep_types_bounds_and_are_new(problems):
     labels = set()
     for task_id, statement, params, example_args in problems:
         examples = [(tuple(a), {}) for a in example_args]
-        out = mutate_args(examples, n=16, seed=7, statement=statement, param_names=params)
+        out = grow(examples, n=16, seed=7, statement=statement, param_names=params)
         assert 8 <= len(out) <= 16, task_id
-        assert out == mutate_args(examples, n=16, seed=7, statement=statement, param_names=params)  # deterministic
+        assert out == grow(examples, n=16, seed=7, statement=statement, param_names=params)  # deterministic
         keys = [repr((a, k)) for a, k, _ in out]
         assert len(set(keys)) == len(keys), task_id
         assert not set(keys) & {repr(e) for e in examples}, task_id
@@ -102,26 +108,26 @@ def test_real_leetcode_inputs_keep_types_bounds_and_are_new(problems):
 def test_real_problem_relations_and_scaling(problems):
     by_id = {p[0]: p for p in problems}
     task_id, statement, params, example_args = by_id["minimum-operations-to-collect-elements"]  # 1 <= k <= nums.length <= 50
-    out = mutate_args([(tuple(a), {}) for a in example_args], n=40, seed=1, statement=statement, param_names=params)
+    out = grow([(tuple(a), {}) for a in example_args], n=40, seed=1, statement=statement, param_names=params)
     assert all(1 <= len(nums) <= 50 and 1 <= k <= len(nums) and all(x >= 1 for x in nums) for (nums, k), _, _ in out)
     assert max(len(nums) for (nums, _), _, label in out if label.startswith("scale:")) > 10
     assert any(label == "boundary:min_size" and len(nums) == 1 for (nums, _), _, label in out)
     task_id, statement, params, example_args = by_id["maximum-odd-binary-number"]  # s consists only of '0' and '1'
-    out = mutate_args([(tuple(a), {}) for a in example_args], n=20, seed=1, statement=statement, param_names=params)
+    out = grow([(tuple(a), {}) for a in example_args], n=20, seed=1, statement=statement, param_names=params)
     assert all(set(s) <= {"0", "1"} and 1 <= len(s) <= 100 for (s,), _, _ in out)
     assert max(len(s) for (s,), _, _ in out) > 20
 
 
 def test_seed_changes_the_inputs():
     examples = [(([3, 1, 4, 1, 5], 2), {}), (([9, 2, 6], 1), {})]
-    assert mutate_args(examples, n=10, seed=1) != mutate_args(examples, n=10, seed=2)
-    assert mutate_args(examples, n=10, seed=3) == mutate_args(examples, n=10, seed=3)
+    assert grow(examples, n=10, seed=1) != grow(examples, n=10, seed=2)
+    assert grow(examples, n=10, seed=3) == grow(examples, n=10, seed=3)
 
 
 def test_mix_of_kinds():
     examples = [(([3, 1, 4, 1, 5], 2), {}), (([9, 2, 6], 1), {}), (([2, 7, 1, 8], 3), {})]
     statement = "1 <= nums.length <= 10^5\n-10^4 <= nums[i] <= 10^4\n0 <= k <= 10^4"
-    out = mutate_args(examples, n=40, seed=0, statement=statement, param_names=["nums", "k"])
+    out = grow(examples, n=40, seed=0, statement=statement, param_names=["nums", "k"])
     counts = {kind: sum(1 for *_, label in out if label.startswith(kind)) for kind in KINDS}
     assert len(out) == 40
     assert counts["mutation:"] >= 16 and counts["boundary:"] >= 6 and counts["scale:"] >= 6
@@ -133,39 +139,39 @@ def test_mix_of_kinds():
 
 def test_grids_stay_rectangular_and_square():
     square = [(([[1, 2, 3], [4, 5, 6], [7, 8, 9]],), {}), (([[1, 2], [3, 4]],), {})]
-    for args, _, label in mutate_args(square, n=40, seed=0, statement="", param_names=["matrix"]):
+    for args, _, label in grow(square, n=40, seed=0, statement="", param_names=["matrix"]):
         grid = args[0]
         assert all(len(row) == len(grid) for row in grid), label
         assert all(type(x) is int for row in grid for x in row)
     rect = [(([[1, 0, 1, 1], [0, 0, 1, 0]],), {}), (([[1], [0], [1]],), {})]
-    out = mutate_args(rect, n=40, seed=0, statement="m == grid.length\nn == grid[i].length\n1 <= m, n <= 300", param_names=["grid"])
+    out = grow(rect, n=40, seed=0, statement="m == grid.length\nn == grid[i].length\n1 <= m, n <= 300", param_names=["grid"])
     assert {label for *_, label in out} & {"mutation:grid_column_insert", "mutation:grid_column_delete", "mutation:list_insert"}
     for (grid,), _, label in out:
         assert len({len(row) for row in grid}) == 1 and 1 <= len(grid) <= 300 and 1 <= len(grid[0]) <= 300, label
         assert set(x for row in grid for x in row) <= {0, 1}
     pairs = [(([[1, 3], [2, 6], [8, 10], [15, 18]],), {}), (([[1, 4], [4, 5]],), {})]
-    for (intervals,), _, _ in mutate_args(pairs, n=30, seed=0, param_names=["intervals"]):
+    for (intervals,), _, _ in grow(pairs, n=30, seed=0, param_names=["intervals"]):
         assert all(len(p) == 2 and p[0] <= p[1] for p in intervals)  # fixed width; every example pair is ordered
 
 
 def test_properties_shared_by_every_example_are_kept():
     examples = [(([1, 2, 2, 5, 9],), {}), (([0, 3, 4],), {}), (([-1, 7, 7, 8],), {})]
-    for (nums,), _, _ in mutate_args(examples, n=30, seed=0):
+    for (nums,), _, _ in grow(examples, n=30, seed=0):
         assert nums == sorted(nums)
     perms = [(([2, 0, 1],), {}), (([3, 1, 0, 2],), {})]
-    for (nums,), _, _ in mutate_args(perms, n=20, seed=0):
+    for (nums,), _, _ in grow(perms, n=20, seed=0):
         assert sorted(nums) == list(range(len(nums)))
     same_len = [(("abc", "xyz"), {}), (("hello", "world"), {})]
-    for (a, b), _, _ in mutate_args(same_len, n=30, seed=0):
+    for (a, b), _, _ in grow(same_len, n=30, seed=0):
         assert len(a) == len(b)
     with_n = [((3, [1, 2, 3]), {}), ((2, [5, 5]), {})]
-    for (n, nums), _, _ in mutate_args(with_n, n=30, seed=0, param_names=["n", "nums"]):
+    for (n, nums), _, _ in grow(with_n, n=30, seed=0, param_names=["n", "nums"]):
         assert n == len(nums)
 
 
 def test_keyword_arguments_keep_their_names():
     examples = [((), {"s": "abca", "k": 2}), ((), {"s": "zz", "k": 1})]
-    out = mutate_args(examples, n=20, seed=0, statement="1 <= s.length <= 8\n1 <= k <= 3", param_names=None)
+    out = grow(examples, n=20, seed=0, statement="1 <= s.length <= 8\n1 <= k <= 3", param_names=None)
     assert out
     for args, kwargs, _ in out:
         assert args == () and set(kwargs) == {"s", "k"}
@@ -175,7 +181,7 @@ def test_keyword_arguments_keep_their_names():
 
 def test_nested_values_and_odd_inputs_never_raise():
     nested = [(({"a": [1, 2], "b": []}, (1, "x", 2.5), {1, 2, 3}, True, None), {})]
-    out = mutate_args(nested, n=30, seed=0)
+    out = grow(nested, n=30, seed=0)
     assert out
     for (d, t, s, flag, none), _, _ in out:
         assert isinstance(d, dict) and all(isinstance(v, list) for v in d.values())
@@ -185,16 +191,16 @@ def test_nested_values_and_odd_inputs_never_raise():
            [((object(),), {})], "garbage", None, [1, 2], [((1,), {}), (("a", "b"), {})], [(([[1, [2, [3, [4]]]]],), {})],
            [(({"k": {"k": {"k": {}}}},), {})], [((b"bytes", frozenset({1})), {})]]
     for examples in odd:
-        result = mutate_args(examples, n=12, seed=0, statement="1 <= n <= 10^5", param_names=["n", "m"])
+        result = grow(examples, n=12, seed=0, statement="1 <= n <= 10^5", param_names=["n", "m"])
         assert isinstance(result, list)
-    big = mutate_args([((10**40, [-(10**30), 7]), {})], n=12, seed=0)
+    big = grow([((10**40, [-(10**30), 7]), {})], n=12, seed=0)
     assert all(type(a[0]) is int and all(type(x) is int for x in a[1]) for a, _, _ in big)
-    assert mutate_args([(([1, 2],), {})], n=0) == []
+    assert grow([(([1, 2],), {})], n=0) == []
 
 
 def test_values_stay_within_a_bound_even_at_its_edges():
     examples = [(([1, 100],), {}), (([50, 1, 100],), {})]
-    out = mutate_args(examples, n=60, seed=4, statement="1 <= nums[i] <= 100\n1 <= nums.length <= 5", param_names=["nums"])
+    out = grow(examples, n=60, seed=4, statement="1 <= nums[i] <= 100\n1 <= nums.length <= 5", param_names=["nums"])
     assert all(1 <= x <= 100 for (nums,), _, _ in out for x in nums)
     assert all(1 <= len(nums) <= 5 for (nums,), _, _ in out)
 
@@ -234,7 +240,7 @@ def test_tree_lists_stay_valid_level_order():
 def test_tree_parameters_are_mutated_as_trees():
     examples = [(([1, None, 2, 3],), {}), (([4, 2, 7, 1, 3, 6, 9],), {})]
     statement = "Given the root of a binary tree.\nThe number of nodes in the tree is in the range [1, 100].\n-100 <= Node.val <= 100"
-    out = mutate_args(examples, n=30, seed=0, statement=statement, param_names=["root"])
+    out = grow(examples, n=30, seed=0, statement=statement, param_names=["root"])
     labels = {label for *_, label in out}
     assert labels & {"mutation:tree_value", "mutation:tree_add_leaf", "mutation:tree_remove_leaf", "mutation:tree_swap"}
     assert "scale:tree_size" in labels

@@ -9,7 +9,7 @@ from itertools import islice
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.verify.testgen.constraints import Bound, alphabet, lookup, parse_constraints, size_bound, value_bound
+from pipeline.verify.testgen.constraints.bounds import Bound, alphabet, lookup, parse_constraints, size_bound, value_bound
 
 
 def bounds_of(text: str) -> dict[str, tuple]:

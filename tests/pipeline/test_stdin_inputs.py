@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from pipeline.verify.testgen.constraints import lookup, parse_constraints
-from pipeline.verify.testgen.input_section import sum_bounds
+from pipeline.verify.testgen.constraints.bounds import lookup, parse_constraints
+from pipeline.verify.testgen.constraints.layout import sum_bounds
 from pipeline.verify.testgen.stdin_generate import generate
 from pipeline.verify.testgen.stdin_grammar import Grammar
 from pipeline.verify.testgen.stdin_infer import NoStructure, infer

@@ -1,4 +1,4 @@
-"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``input_section``,
+"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``constraints.layout``,
 ``witnesses``) on real records: the inputs issue 33's run released are refused, every official
 APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
 passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""
@@ -21,8 +21,9 @@ from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
 from pipeline.verify.report import funnel_by_source, funnel_markdown
+from pipeline.verify.testgen.constraints.layout import guarantees, read_layout
 from pipeline.verify.testgen.generate import TestGenConfig
-from pipeline.verify.testgen.input_section import guarantees, read_layout
+from pipeline.verify.testgen.profile import CallProfile
 from pipeline.verify.testgen.stdin_infer import infer
 from pipeline.verify.testgen.validate import CallValidator, StdinValidator
 
@@ -77,14 +78,14 @@ def test_call_inputs_keep_the_stated_bounds():
     rows = {r["source_id"]: r for r in process_rows(collect(spec).kept).kept}
     row = rows["minimum-sum-of-mountain-triplets-i"]
     examples = [(tuple(json.loads(c.input)), {}) for c in row["tests"].cases]  # 3 <= nums.length <= 50, 1 <= nums[i] <= 50
-    validator = CallValidator(examples, statement_text(row), ["nums"])
+    validator = CallValidator(CallProfile.of_inputs(examples, statement_text(row), ["nums"]))
     assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
     assert validator.reason(([1, 2, 51],), {}) == "value_range"
     assert validator.reason(([1] * 51,), {}) == "length"
-    assert CallValidator(examples, "", ["nums"]).reason(([-1, 2],), {}) == "outside_examples"  # nothing stated
+    assert CallValidator(CallProfile.of_inputs(examples, "", ["nums"])).reason(([-1, 2],), {}) == "outside_examples"  # nothing stated
     champion = rows["find-champion-i"]  # "For all i grid[i][i] is 0", "... i != j, grid[i][j] != grid[j][i]"
     examples = [(tuple(json.loads(c.input)), {}) for c in champion["tests"].cases]
-    validator = CallValidator(examples, statement_text(champion), ["grid"])
+    validator = CallValidator(CallProfile.of_inputs(examples, statement_text(champion), ["grid"]))
     assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
     assert validator.reason(([[1, 1], [1, 1]],), {}) == "relation"  # the input the released tests failed kamyu104's solution on
     assert validator.reason(([[0, 1], [1, 0]],), {}) == "relation"
@@ -183,7 +184,7 @@ def test_leetcode_rows_carry_a_second_reference_and_a_running_count_is_kept_non_
 
     counts = rows["most-frequent-ids"]
     examples = [(tuple(json.loads(c.input)), {}) for c in counts["tests"].cases]
-    validator = CallValidator(examples, statement_text(counts), ["nums", "freq"])
+    validator = CallValidator(CallProfile.of_inputs(examples, statement_text(counts), ["nums", "freq"]))
     assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
     assert validator.reason(([5, 5, 3, 3], [2, -2, 1, -67791]), {}) == "relation"  # the input that failed kamyu104's solution
     assert validator.reason(([5], [-100000]), {}) == "relation"

@@ -22,6 +22,7 @@ import random
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from evaluator.asserts.lift import bound_names
 
@@ -302,33 +303,59 @@ def _early_return_site(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int | No
     return None
 
 
+def _range_variants(node: ast.Call) -> list[tuple[str, int]]:
+    """``range(...)`` with plain positional arguments: its ends shifted."""
+    if isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords \
+            and not any(isinstance(a, ast.Starred) for a in node.args):
+        return [("off_by_one", v) for v in {1: [0], 2: [0, 1], 3: [0, 1]}.get(len(node.args), [])]
+    return []
+
+
+def _subscript_variants(node: ast.Subscript) -> list[tuple[str, int]]:
+    if isinstance(node.slice, ast.Name) or isinstance(node.slice, ast.BinOp) and _arith_site(node.slice):
+        return [("off_by_one", v) for v in (0, 1)]
+    return []
+
+
+def _binop_variants(node: ast.BinOp) -> list[tuple[str, int]]:
+    return [("swap_arith", 0)] if type(node.op) in _ARITH_SWAPS and _arith_site(node) else []
+
+
+def _augassign_variants(node: ast.AugAssign) -> list[tuple[str, int]]:
+    return [("swap_arith", 0)] if type(node.op) in _ARITH_SWAPS and not _is_str(node.value) else []
+
+
+def _constant_variants(node: ast.Constant) -> list[tuple[str, int]]:
+    return [("boundary_const", v) for v in (1, -1)] if type(node.value) is int else []
+
+
+def _function_variants(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int]]:
+    return [("early_return", 0)] if _early_return_site(node) is not None else []
+
+
+# (node types, its (kind, variant) sites): the first type a node is an instance of decides
+_SITE_RULES: list[tuple[type | tuple[type, ...], Callable[[Any], list[tuple[str, int]]]]] = [
+    (ast.Call, _range_variants),
+    (ast.Subscript, _subscript_variants),
+    (ast.Compare, lambda node: [("swap_compare", i) for i, op in enumerate(node.ops) if type(op) in _COMPARE_SWAPS]),
+    (ast.BoolOp, lambda node: [("swap_compare", 0)]),
+    (ast.BinOp, _binop_variants),
+    (ast.AugAssign, _augassign_variants),
+    (ast.Constant, _constant_variants),
+    (ast.If, lambda node: [] if _is_main_guard(node) else [("drop_branch", 0)]),
+    (ast.IfExp, lambda node: [("drop_branch", 0)]),
+    ((ast.FunctionDef, ast.AsyncFunctionDef), _function_variants),
+]
+
+
 def _sites(nodes: list[ast.AST]) -> list[Site]:
     """Every (kind, node, variant, line) mutation site, in source order."""
     sites: list[Site] = []
     for index, node in enumerate(nodes):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords \
-                and not any(isinstance(a, ast.Starred) for a in node.args):
-            variants = {1: [0], 2: [0, 1], 3: [0, 1]}.get(len(node.args), [])
-            sites += [("off_by_one", index, v, line) for v in variants]
-        elif isinstance(node, ast.Subscript) and (isinstance(node.slice, ast.Name) or isinstance(node.slice, ast.BinOp) and _arith_site(node.slice)):
-            sites += [("off_by_one", index, v, line) for v in (0, 1)]
-        elif isinstance(node, ast.Compare):
-            sites += [("swap_compare", index, i, line) for i, op in enumerate(node.ops) if type(op) in _COMPARE_SWAPS]
-        elif isinstance(node, ast.BoolOp):
-            sites.append(("swap_compare", index, 0, line))
-        elif isinstance(node, ast.BinOp) and type(node.op) in _ARITH_SWAPS and _arith_site(node):
-            sites.append(("swap_arith", index, 0, line))
-        elif isinstance(node, ast.AugAssign) and type(node.op) in _ARITH_SWAPS and not _is_str(node.value):
-            sites.append(("swap_arith", index, 0, line))
-        elif isinstance(node, ast.Constant) and type(node.value) is int:
-            sites += [("boundary_const", index, v, line) for v in (1, -1)]
-        elif isinstance(node, ast.If) and not _is_main_guard(node):
-            sites.append(("drop_branch", index, 0, line))
-        elif isinstance(node, ast.IfExp):
-            sites.append(("drop_branch", index, 0, line))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _early_return_site(node) is not None:
-            sites.append(("early_return", index, 0, line))
+        rule = next((variants for types, variants in _SITE_RULES if isinstance(node, types)), None)
+        if rule is not None:
+            sites += [(kind, index, variant, line) for kind, variant in rule(node)]
     return sites
 
 

@@ -22,13 +22,13 @@ import copy
 import math
 import random
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from pipeline.verify.testgen.call_mutation import Mutator
 from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
 from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
-from pipeline.verify.testgen.constraints import parse_constraints
+from pipeline.verify.testgen.profile import CallProfile
 
 __all__ = ["mutate_args"]
 
@@ -76,12 +76,50 @@ def _leaf_cost(leaf: Shape | None) -> int:
     return max(1, round(sum(sizes) / len(sizes)))
 
 
+_Put = Callable[[Any, str], None]  # records one boundary candidate: the position's new value, its label
+
+
+def _number_boundaries(p: Position, put: _Put) -> None:
+    """A number at the stated bounds and at its range's ends (ints rounded inward)."""
+    shape, kind = p.shape, p.shape.kind
+    lo, hi = p.num_range(shape, scalar=True)
+    for value, tag in ((p.val_lo, "lo"), (p.val_hi, "hi"), (lo, "lo"), (hi, "hi")):
+        if value is not None:
+            put((math.ceil(value) if tag == "lo" else math.floor(value)) if kind == "int" else float(value), f"boundary:{kind}_{tag}")
+
+
+def _tree_boundaries(p: Position, value: list[Any], put: _Put) -> None:
+    """A one-node tree at each value bound, every node at a bound (not for a BST), the empty tree."""
+    shape = p.shape
+    leaf = shape.elem if shape.elem is not None and shape.elem.kind in ("int", "float") else None
+    if leaf is not None:
+        lo, hi = p.num_range(leaf, scalar=False)
+        for v, tag in ((lo, "lo"), (hi, "hi")):
+            put([v], f"boundary:tree_single_{tag}")
+            if not p.bst:
+                put([v if x is not None else None for x in value], f"boundary:value_{tag}")
+    if p.size_lo == 0:
+        put([], "boundary:min_size")
+
+
+def _join_group(groups: list[list[int]], group_of: dict[int, list[int]], a: int, b: int) -> None:
+    """Put positions ``a`` and ``b`` in one equal-length group, joining the group either is in."""
+    group = group_of.get(a) or group_of.get(b)
+    if group is None:
+        group = [a]
+        groups.append(group)
+    for x in (a, b):
+        if x not in group:
+            group.append(x)
+        group_of[x] = group
+
+
 class _Generator:
-    def __init__(self, examples, n: int, seed: int, statement: str, param_names: list[str] | None):
+    def __init__(self, profile: CallProfile, n: int, seed: int):
         self.rng = random.Random(seed)
         self.n = n
-        self.statement = statement or ""
-        self.examples = self._clean(examples)
+        self.statement = profile.statement
+        self.examples = profile.examples
         self.seen: set[str] = {self._key(a, k) for a, k in self.examples}
         self.largest = max((sum(_size(v) for v in a) + sum(_size(v) for v in k.values()) for a, k in self.examples), default=0)
         sig = Counter((len(a), tuple(sorted(k))) for a, k in self.examples)
@@ -92,27 +130,14 @@ class _Generator:
         (n_pos, kw_keys), _ = max(sig.items(), key=lambda item: (item[1], -item[0][0]))
         self.templates = [(a, k) for a, k in self.examples if len(a) == n_pos and tuple(sorted(k)) == kw_keys]
         first_kw = list(self.templates[0][1])
-        bounds = parse_constraints(self.statement)
-        names = list(param_names or [])
+        bounds = profile.bounds
+        names = profile.params
         keys: list[int | str] = list(range(n_pos)) + first_kw
         for key in keys:
             name = (names[key] if key < len(names) else None) if isinstance(key, int) else key
             values = [self._get(t, key) for t in self.templates]
             self.positions.append(Position(key, name, values, bounds, self.statement))
         self._relations()
-
-    @staticmethod
-    def _clean(examples) -> list[tuple[tuple, dict]]:
-        out = []
-        for ex in examples or []:
-            try:
-                args, kwargs = ex
-                args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
-                kwargs = dict(kwargs or {})
-            except (TypeError, ValueError):
-                continue
-            out.append((args, kwargs))
-        return out
 
     @staticmethod
     def _get(example: tuple[tuple, dict], key: int | str) -> Any:
@@ -126,37 +151,46 @@ class _Generator:
         self.equal_len: list[list[int]] = []
         self.int_is_len: list[tuple[int, int, int]] = []  # (int position, container position, depth 0 / 1)
         self.int_le_len: list[tuple[int, int, int]] = []  # (int position, container position, slack 0 / 1)
-        pos, tpl = self.positions, self.templates
+        pos = self.positions
         sized = [i for i, p in enumerate(pos) if p.shape.kind in ("str", "list") and not p.tree]
-        strong = len(tpl) >= 2
+        strong = len(self.templates) >= 2
         group_of: dict[int, list[int]] = {}
         for a_i, a in enumerate(sized):
             for b in sized[a_i + 1:]:
-                lens = [(len(pos[a].values[t]), len(pos[b].values[t])) for t in range(len(tpl))
-                        if pos[a].values[t] is not None and pos[b].values[t] is not None]
-                if lens and all(x == y for x, y in lens) and (strong or lens[0][0] > 1):
-                    group = group_of.get(a) or group_of.get(b)
-                    if group is None:
-                        group = [a]
-                        self.equal_len.append(group)
-                    for x in (a, b):
-                        if x not in group:
-                            group.append(x)
-                        group_of[x] = group
+                if self._lengths_match(a, b, strong):
+                    _join_group(self.equal_len, group_of, a, b)
         ints = [i for i, p in enumerate(pos) if p.shape.kind == "int"]
         for i in ints:
             for c in sized:
-                pairs = [(pos[i].values[t], pos[c].values[t]) for t in range(len(tpl))]
-                if any(v is None or s is None for v, s in pairs):
-                    continue
-                if all(v == len(s) for v, s in pairs) and (strong or len(pairs[0][1]) > 1):
-                    self.int_is_len.append((i, c, 0))
-                elif pos[c].shape.rect and all(s and v == len(s[0]) for v, s in pairs) and (strong or len(pairs[0][1]) > 1):
-                    self.int_is_len.append((i, c, 1))
-                elif all(v < len(s) for v, s in pairs):
-                    self.int_le_len.append((i, c, 1))
-                elif all(v <= len(s) for v, s in pairs):
-                    self.int_le_len.append((i, c, 0))
+                relation = self._int_len_relation(i, c, strong)
+                if relation is not None:
+                    table = self.int_is_len if relation[0] == "is" else self.int_le_len
+                    table.append((i, c, relation[1]))
+
+    def _lengths_match(self, a: int, b: int, strong: bool) -> bool:
+        """Positions ``a`` and ``b`` have equal lengths in every example (one example: only if longer than 1)."""
+        pos = self.positions
+        lens = [(len(pos[a].values[t]), len(pos[b].values[t])) for t in range(len(self.templates))
+                if pos[a].values[t] is not None and pos[b].values[t] is not None]
+        return bool(lens and all(x == y for x, y in lens) and (strong or lens[0][0] > 1))
+
+    def _int_len_relation(self, i: int, c: int, strong: bool) -> tuple[str, int] | None:
+        """How int position ``i`` relates to the length of container ``c`` in every example:
+        ``("is", depth)`` equals it (depth 1: the first row's length), ``("le", slack)`` is at most
+        the length minus ``slack``; None for no relation."""
+        pos = self.positions
+        pairs = [(pos[i].values[t], pos[c].values[t]) for t in range(len(self.templates))]
+        if any(v is None or s is None for v, s in pairs):
+            return None
+        if all(v == len(s) for v, s in pairs) and (strong or len(pairs[0][1]) > 1):
+            return "is", 0
+        if pos[c].shape.rect and all(s and v == len(s[0]) for v, s in pairs) and (strong or len(pairs[0][1]) > 1):
+            return "is", 1
+        if all(v < len(s) for v, s in pairs):
+            return "le", 1
+        if all(v <= len(s) for v, s in pairs):
+            return "le", 0
+        return None
 
     def _apply_relations(self, values: list[Any], changed: set[int]) -> list[Any] | None:
         rng, pos = self.rng, self.positions
@@ -263,81 +297,99 @@ class _Generator:
         return lo, min(hi, MAX_SCALED_SIZE)
 
     def scaled(self) -> tuple[tuple, dict, str] | None:
-        rng = self.rng
         values = self._base()
         budget = self._budget()
         changed, labels = set(), []
         for i, p in enumerate(self.positions):
-            shape = p.shape
             if values[i] is None and not p.values:
                 continue
-            kind = shape.kind
             try:
-                if p.tree:
-                    lo, hi = self._target_size(p, shape)
-                    if p.size_hi is None:
-                        hi = min(hi, max(20, 4 * len(tree_nodes(decode_tree(values[i] or [])))))
-                    size = rng.randint(max(lo, 1, (hi + 1) // 4), max(lo, 1, min(hi, budget)))
-                    leaf = shape.elem if shape.elem is not None and shape.elem.kind != "none" else Shape("int", lo=0, hi=100)
-                    root = random_tree(size, rng, lambda: p.gen_leaf(leaf, rng))
-                    if p.bst:
-                        nlo, nhi = p.num_range(leaf, scalar=False)
-                        if not relabel_bst(root, rng, nlo, nhi):
-                            continue
-                    values[i] = encode_tree(root)
-                    labels.append("scale:tree_size")
-                elif kind in ("list", "str", "dict", "set") or (kind == "tuple" and not shape.items):
-                    lo, hi = self._target_size(p, shape)
-                    if shape.fixed_len is not None and p.fixed_len_kept():
-                        lo = hi = shape.fixed_len
-                    if shape.rect and shape.elem is not None and shape.elem.kind == "list":
-                        ilo, ihi = self._target_size(p, shape.elem, top=False)
-                        if shape.fixed_width is not None:
-                            ilo = ihi = shape.fixed_width
-                        cell = _leaf_cost(shape.elem.elem)
-                        if shape.square:
-                            side_hi = min(hi, ihi, math.isqrt(budget // cell))
-                            side = rng.randint(max(lo, ilo, (side_hi + 1) // 2), max(lo, ilo, side_hi))
-                            rows, width = side, side
-                        else:
-                            width = rng.randint(max(ilo, (ihi + 1) // 2, 1), max(ilo, ihi, 1)) if shape.fixed_width is None else shape.fixed_width
-                            rows_hi = min(hi, max(1, budget // (max(1, width) * cell)))
-                            rows = rng.randint(max(lo, (rows_hi + 1) // 2), max(lo, rows_hi))
-                        if rows * max(1, width) * cell > budget + 10:
-                            continue
-                        values[i] = p.gen(shape, rng, rows, width=width)
-                        labels.append("scale:grid_size")
-                    elif kind == "list" and shape.elem is not None and shape.elem.kind == "str":
-                        ilo, ihi = self._target_size(p, shape.elem, top=False)
-                        fixed = shape.elem.fixed_len
-                        width = fixed if fixed is not None else rng.randint(max(ilo, 1), max(ilo, 1, min(ihi, 50)))
-                        rows_hi = min(hi, max(1, budget // max(1, width)))
-                        rows = rng.randint(max(lo, (rows_hi + 1) // 2), max(lo, rows_hi))
-                        if fixed is None:
-                            values[i] = [p.gen(shape.elem, rng, rng.randint(max(ilo, 1), width)) for _ in range(rows)]
-                        else:
-                            values[i] = p.gen(shape, rng, rows, width=width)
-                        labels.append("scale:list_size")
-                    else:
-                        hi = min(hi, budget)
-                        size = rng.randint(max(lo, (hi + 1) // 4), max(lo, hi))
-                        if kind == "list" and shape.elem is not None and shape.elem.kind in ("list", "tuple", "dict"):
-                            per = max(1, _size(shape.elem.samples[0]) if shape.elem.samples else 1)
-                            size = min(size, max(lo, budget // per))
-                        values[i] = p.gen(shape, rng, size)
-                        labels.append("scale:str_size" if kind == "str" else f"scale:{kind}_size")
-                elif kind in ("int", "float") and rng.random() < 0.5:
-                    values[i] = p.gen_leaf(shape, rng, scalar=True)
-                    labels.append("scale:value_range")
-                else:
-                    continue
+                got = self._scale_one(p, values[i], budget)
             except (ValueError, TypeError, IndexError, RecursionError):
                 continue
+            if got is None:
+                continue
+            values[i] = got[0]
+            labels.append(got[1])
             changed.add(i)
         if not labels:
             return None
         label = next((lbl for lbl in labels if lbl != "scale:value_range"), labels[0])
         return self._finish(values, changed, label)
+
+    def _scale_one(self, p: Position, value: Any, budget: int) -> tuple[Any, str] | None:
+        """A larger value for position ``p`` and its label; None leaves the position as it is."""
+        shape, kind = p.shape, p.shape.kind
+        if p.tree:
+            return self._scale_tree(p, value, budget)
+        if kind in ("list", "str", "dict", "set") or (kind == "tuple" and not shape.items):
+            return self._scale_container(p, budget)
+        if kind in ("int", "float") and self.rng.random() < 0.5:
+            return p.gen_leaf(shape, self.rng, scalar=True), "scale:value_range"
+        return None
+
+    def _scale_tree(self, p: Position, value: Any, budget: int) -> tuple[Any, str] | None:
+        """A random tree of about the stated size (a BST keeps its order); None if no BST fits."""
+        rng, shape = self.rng, p.shape
+        lo, hi = self._target_size(p, shape)
+        if p.size_hi is None:
+            hi = min(hi, max(20, 4 * len(tree_nodes(decode_tree(value or [])))))
+        size = rng.randint(max(lo, 1, (hi + 1) // 4), max(lo, 1, min(hi, budget)))
+        leaf = shape.elem if shape.elem is not None and shape.elem.kind != "none" else Shape("int", lo=0, hi=100)
+        root = random_tree(size, rng, lambda: p.gen_leaf(leaf, rng))
+        if p.bst:
+            nlo, nhi = p.num_range(leaf, scalar=False)
+            if not relabel_bst(root, rng, nlo, nhi):
+                return None
+        return encode_tree(root), "scale:tree_size"
+
+    def _scale_container(self, p: Position, budget: int) -> tuple[Any, str] | None:
+        """A larger list, string, dict, set or tuple: grids and string lists sized by rows and width."""
+        rng, shape, kind = self.rng, p.shape, p.shape.kind
+        lo, hi = self._target_size(p, shape)
+        if shape.fixed_len is not None and p.fixed_len_kept():
+            lo = hi = shape.fixed_len
+        if shape.rect and shape.elem is not None and shape.elem.kind == "list":
+            return self._scale_grid(p, lo, hi, budget)
+        if kind == "list" and shape.elem is not None and shape.elem.kind == "str":
+            return self._scale_str_list(p, lo, hi, budget)
+        hi = min(hi, budget)
+        size = rng.randint(max(lo, (hi + 1) // 4), max(lo, hi))
+        if kind == "list" and shape.elem is not None and shape.elem.kind in ("list", "tuple", "dict"):
+            per = max(1, _size(shape.elem.samples[0]) if shape.elem.samples else 1)
+            size = min(size, max(lo, budget // per))
+        return p.gen(shape, rng, size), ("scale:str_size" if kind == "str" else f"scale:{kind}_size")
+
+    def _scale_grid(self, p: Position, lo: int, hi: int, budget: int) -> tuple[Any, str] | None:
+        """A larger rectangular (or square) grid; None if it would pass the budget."""
+        rng, shape = self.rng, p.shape
+        ilo, ihi = self._target_size(p, shape.elem, top=False)
+        if shape.fixed_width is not None:
+            ilo = ihi = shape.fixed_width
+        cell = _leaf_cost(shape.elem.elem)
+        if shape.square:
+            side_hi = min(hi, ihi, math.isqrt(budget // cell))
+            side = rng.randint(max(lo, ilo, (side_hi + 1) // 2), max(lo, ilo, side_hi))
+            rows, width = side, side
+        else:
+            width = rng.randint(max(ilo, (ihi + 1) // 2, 1), max(ilo, ihi, 1)) if shape.fixed_width is None else shape.fixed_width
+            rows_hi = min(hi, max(1, budget // (max(1, width) * cell)))
+            rows = rng.randint(max(lo, (rows_hi + 1) // 2), max(lo, rows_hi))
+        if rows * max(1, width) * cell > budget + 10:
+            return None
+        return p.gen(shape, rng, rows, width=width), "scale:grid_size"
+
+    def _scale_str_list(self, p: Position, lo: int, hi: int, budget: int) -> tuple[Any, str]:
+        """A longer list of strings: fixed-length strings stay fixed, others vary up to a drawn width."""
+        rng, shape = self.rng, p.shape
+        ilo, ihi = self._target_size(p, shape.elem, top=False)
+        fixed = shape.elem.fixed_len
+        width = fixed if fixed is not None else rng.randint(max(ilo, 1), max(ilo, 1, min(ihi, 50)))
+        rows_hi = min(hi, max(1, budget // max(1, width)))
+        rows = rng.randint(max(lo, (rows_hi + 1) // 2), max(lo, rows_hi))
+        if fixed is None:
+            return [p.gen(shape.elem, rng, rng.randint(max(ilo, 1), width)) for _ in range(rows)], "scale:list_size"
+        return p.gen(shape, rng, rows, width=width), "scale:list_size"
 
     def boundaries(self) -> list[tuple[list[Any], set[int], str]]:
         """Deterministic boundary candidates: each position at its smallest size / extreme values."""
@@ -349,7 +401,7 @@ class _Generator:
 
     def _boundaries_at(self, i: int, p: Position, base: list[Any], out: list[tuple[list[Any], set[int], str]]) -> None:
         """Boundary candidates of position ``i`` made from one example."""
-        shape, kind = p.shape, p.shape.kind
+        kind = p.shape.kind
         if base[i] is None or kind == "bool":
             return
 
@@ -359,41 +411,38 @@ class _Generator:
             out.append((vals, {i}, label))
 
         if kind in ("int", "float"):
-            lo, hi = p.num_range(shape, scalar=True)
-            for value, tag in ((p.val_lo, "lo"), (p.val_hi, "hi"), (lo, "lo"), (hi, "hi")):
-                if value is not None:
-                    put((math.ceil(value) if tag == "lo" else math.floor(value)) if kind == "int" else float(value), f"boundary:{kind}_{tag}")
-            return
-        if p.tree:
-            leaf = shape.elem if shape.elem is not None and shape.elem.kind in ("int", "float") else None
-            if leaf is not None:
-                lo, hi = p.num_range(leaf, scalar=False)
-                for v, tag in ((lo, "lo"), (hi, "hi")):
-                    put([v], f"boundary:tree_single_{tag}")
-                    if not p.bst:
-                        put([v if x is not None else None for x in base[i]], f"boundary:value_{tag}")
-            if p.size_lo == 0:
-                put([], "boundary:min_size")
-            return
+            _number_boundaries(p, put)
+        elif p.tree:
+            _tree_boundaries(p, base[i], put)
+        else:
+            self._sequence_boundaries(p, base[i], put)
+
+    def _sequence_boundaries(self, p: Position, value: Any, put: _Put) -> None:
+        """A list or string at its smallest size, a string of one repeated character, a list of extreme values."""
+        shape, kind = p.shape, p.shape.kind
         if kind in ("list", "str") and not (shape.fixed_len is not None and p.fixed_len_kept()):
             smallest = p.size_lo if p.size_lo is not None else (0 if shape.len_lo == 0 else 1)
-            if len(base[i]) > smallest:
-                put(base[i][:smallest], "boundary:min_size")
-        if kind == "str" and base[i]:
-            put(base[i][0] * len(base[i]), "boundary:str_repeat")
-        if kind == "list" and base[i]:
-            leaf = shape.elem
-            deep = leaf is not None and leaf.kind == "list" and leaf.elem is not None and leaf.elem.kind in ("int", "float")
-            if deep:
-                leaf = leaf.elem
-            if leaf is None or leaf.kind not in ("int", "float") or leaf.nullable:
-                return
-            lo, hi = p.num_range(leaf, scalar=False)
-            if leaf.kind == "float":
-                lo, hi = float(lo), float(hi)
-            rng = self.rng
-            for tag, pick in (("lo", lambda: lo), ("hi", lambda: hi), ("mixed", lambda: rng.choice((lo, hi)))):
-                put([[pick() for _ in row] for row in base[i]] if deep else [pick() for _ in base[i]], f"boundary:value_{tag}")
+            if len(value) > smallest:
+                put(value[:smallest], "boundary:min_size")
+        if kind == "str" and value:
+            put(value[0] * len(value), "boundary:str_repeat")
+        if kind == "list" and value:
+            self._list_value_boundaries(p, value, put)
+
+    def _list_value_boundaries(self, p: Position, value: list[Any], put: _Put) -> None:
+        """Every number of a list (or of a list of number rows) at ``lo``, at ``hi``, or each at either."""
+        leaf = p.shape.elem
+        deep = leaf is not None and leaf.kind == "list" and leaf.elem is not None and leaf.elem.kind in ("int", "float")
+        if deep:
+            leaf = leaf.elem
+        if leaf is None or leaf.kind not in ("int", "float") or leaf.nullable:
+            return
+        lo, hi = p.num_range(leaf, scalar=False)
+        if leaf.kind == "float":
+            lo, hi = float(lo), float(hi)
+        rng = self.rng
+        for tag, pick in (("lo", lambda: lo), ("hi", lambda: hi), ("mixed", lambda: rng.choice((lo, hi)))):
+            put([[pick() for _ in row] for row in value] if deep else [pick() for _ in value], f"boundary:value_{tag}")
 
     # driver -------------------------------------------------------------------------------
 
@@ -450,20 +499,19 @@ def _interleave(mut: list, bnd: list, scl: list) -> list:
     return out
 
 
-def mutate_args(examples: list[tuple[tuple, dict]], *, n: int, seed: int = 0, statement: str = "",
-                param_names: list[str] | None = None) -> list[tuple[tuple, dict, str]]:
-    """Up to ``n`` new inputs ``(args, kwargs, label)`` made from the example inputs.
+def mutate_args(profile: CallProfile, *, n: int, seed: int = 0) -> list[tuple[tuple, dict, str]]:
+    """Up to ``n`` new inputs ``(args, kwargs, label)`` made from the example inputs of ``profile``.
 
-    ``examples`` are ``(positional args, keyword args)`` of plain Python values; ``param_names``
-    the function's parameter names in order (keyword args are named by their keys), used with the
-    statement's constraints. About half are mutations of examples (``mutation:int_delta``,
-    ``mutation:list_insert``, ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter
-    inputs at the bounds (``boundary:min_size``, ``boundary:value_hi``, ...) and a quarter larger
-    inputs (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...). None equals an
-    example or another (compared by repr, sets and dicts order-free). Deterministic for a seed;
-    never raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
+    The examples are ``(positional args, keyword args)`` of plain Python values; the profile's
+    parameter names (keyword args are named by their keys) find the statement's bounds. About half
+    are mutations of examples (``mutation:int_delta``, ``mutation:list_insert``,
+    ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter inputs at the bounds
+    (``boundary:min_size``, ``boundary:value_hi``, ...) and a quarter larger inputs
+    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...). None equals an example
+    or another (compared by repr, sets and dicts order-free). Deterministic for a seed; never
+    raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
     """
     try:
-        return _Generator(examples, int(n), seed, statement if isinstance(statement, str) else "", param_names).run()
+        return _Generator(profile, int(n), seed).run()
     except Exception:  # noqa: BLE001 - contract: never raise on odd example values; no inputs is the safe answer
         return []

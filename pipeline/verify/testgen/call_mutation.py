@@ -124,11 +124,21 @@ class Mutator:
         return "".join(chars), f"mutation:str_{op}"
 
     def mutate_list(self, value: list[Any], shape: Shape, depth: int, top: bool) -> tuple[list[Any], str] | None:
-        rng, pos = self.rng, self.pos
+        pos = self.pos
         elem = shape.elem if shape.kind in ("list", "tuple") else None
         lo, hi = pos.size_range(shape, top) if depth <= 1 else (0, 10**9)
         rect = shape.rect and elem is not None and elem.kind == "list"
         fixed = shape.fixed_len is not None and (not top or pos.fixed_len_kept())
+        ops = self._list_ops(value, shape, elem, lo, hi, rect, fixed, top)
+        if not ops:
+            return None
+        op = self.rng.choice(ops)
+        out = copy.deepcopy(value)
+        return self._LIST_OPS[op](self, out, shape, elem, depth, rect)
+
+    def _list_ops(self, value: list[Any], shape: Shape, elem: Shape | None, lo: int, hi: int, rect: bool, fixed: bool,
+                  top: bool) -> list[str]:
+        """The list operations that keep ``value`` within its sizes, weighted by repetition."""
         ops: list[str] = []
         if value:
             ops += ["element", "element", "swap"]
@@ -136,74 +146,110 @@ class Mutator:
             ops += ["insert", "duplicate"] if value else ["insert"]
         if not fixed and len(value) > lo and value:
             ops += ["delete"]
-        if rect and value and not shape.square and shape.fixed_width is None and value[0]:
+        if rect and value:
+            ops = self._grid_ops(ops, value, shape, elem, lo, hi, fixed, top)
+        return ops
+
+    def _grid_ops(self, ops: list[str], value: list[Any], shape: Shape, elem: Shape, lo: int, hi: int, fixed: bool,
+                  top: bool) -> list[str]:
+        """``ops`` for a grid: a column goes in or out of every row; a square grid keeps only element
+        changes and swaps, and grows or shrinks by a row and a column."""
+        if not shape.square and shape.fixed_width is None and value[0]:
             width = len(value[0])
-            ilo, ihi = pos.size_range(elem, False) if top else (0, 10**9)
-            ops += (["column_insert"] if width < ihi else []) + (["column_delete"] if width > max(ilo, 1) else [])
-        if rect and value and shape.square and not fixed:
-            ops = [o for o in ops if o in ("element", "swap")] + (["grow"] if len(value) < hi else []) + (["shrink"] if len(value) > max(lo, 1) else [])
-        if not ops:
+            ilo, ihi = self.pos.size_range(elem, False) if top else (0, 10**9)
+            return ops + (["column_insert"] if width < ihi else []) + (["column_delete"] if width > max(ilo, 1) else [])
+        if shape.square and not fixed:
+            return [o for o in ops if o in ("element", "swap")] + (["grow"] if len(value) < hi else []) + (["shrink"] if len(value) > max(lo, 1) else [])
+        return ops
+
+    # one list operation each: (copy of the list, shape, its element shape, depth, is a grid) -> (list, label) or None
+
+    def _list_element(self, out: list[Any], shape: Shape, elem: Shape | None, depth: int, rect: bool) -> tuple[list[Any], str] | None:
+        rng = self.rng
+        i = rng.randrange(len(out))
+        sub = shape.elem if shape.elem is not None else infer([out[i]])
+        if rect and isinstance(out[i], list):
+            sub = dataclasses.replace(sub, fixed_len=len(out[i]))  # a grid row keeps its width
+        if out[i] is None:
+            if not sub.nullable:
+                return None
+            out[i] = self.pos.element(sub, rng, depth)
+            return out, "mutation:list_element"
+        result = self.mutate(out[i], sub, depth + 1, top=False)
+        if result is None:
             return None
-        op = rng.choice(ops)
-        out = copy.deepcopy(value)
-        if op == "element":
-            i = rng.randrange(len(out))
-            sub = shape.elem if shape.elem is not None else infer([out[i]])
-            if rect and isinstance(out[i], list):
-                sub = dataclasses.replace(sub, fixed_len=len(out[i]))  # a grid row keeps its width
-            if out[i] is None:
-                if not sub.nullable:
-                    return None
-                out[i] = pos.element(sub, rng, depth)
-                return out, "mutation:list_element"
-            result = self.mutate(out[i], sub, depth + 1, top=False)
-            if result is None:
-                return None
-            out[i] = result[0]
-            return out, result[1]
-        if op == "swap":
-            if len(out) < 2:
-                return None
-            i, j = rng.sample(range(len(out)), 2)
-            out[i], out[j] = out[j], out[i]
-        elif op == "insert":
-            if rect and out:
-                new = pos.gen(elem, rng, len(out[0]), depth + 1)
-            elif elem is not None and (not out or rng.random() < 0.6):
-                new = pos.element(elem, rng, depth)
-            else:
-                new = copy.deepcopy(rng.choice(out))
-                sub = self.mutate(new, elem or infer([new]), depth + 1, top=False)
-                new = sub[0] if sub else new
-            out.insert(rng.randint(0, len(out)), new)
-        elif op == "duplicate":
-            i = rng.randrange(len(out))
-            out.insert(rng.randint(0, len(out)), copy.deepcopy(out[i]))
-        elif op == "delete":
-            del out[rng.randrange(len(out))]
-        elif op == "grow":  # square grid: a row and a column
-            n = len(out)
-            for row in out:
-                row.insert(rng.randint(0, n), pos.element(elem.elem, rng, depth + 1) if elem.elem else 0)
-            out.insert(rng.randint(0, n), pos.gen(elem, rng, n + 1, depth + 1))
-            return out, "mutation:grid_grow"
-        elif op == "column_insert":
-            j = rng.randint(0, len(out[0]))
-            for row in out:
-                row.insert(j, pos.element(elem.elem, rng, depth + 1) if elem.elem else 0)
-            return out, "mutation:grid_column_insert"
-        elif op == "column_delete":
-            j = rng.randrange(len(out[0]))
-            for row in out:
-                del row[j]
-            return out, "mutation:grid_column_delete"
-        elif op == "shrink":
-            i, j = rng.randrange(len(out)), rng.randrange(len(out))
-            del out[i]
-            for row in out:
-                del row[j]
-            return out, "mutation:grid_shrink"
-        return out, f"mutation:list_{op}"
+        out[i] = result[0]
+        return out, result[1]
+
+    def _list_swap(self, out: list[Any], shape: Shape, elem: Shape | None, depth: int, rect: bool) -> tuple[list[Any], str] | None:
+        if len(out) < 2:
+            return None
+        i, j = self.rng.sample(range(len(out)), 2)
+        out[i], out[j] = out[j], out[i]
+        return out, "mutation:list_swap"
+
+    def _list_insert(self, out: list[Any], shape: Shape, elem: Shape | None, depth: int, rect: bool) -> tuple[list[Any], str]:
+        rng, pos = self.rng, self.pos
+        if rect and out:
+            new = pos.gen(elem, rng, len(out[0]), depth + 1)
+        elif elem is not None and (not out or rng.random() < 0.6):
+            new = pos.element(elem, rng, depth)
+        else:
+            new = copy.deepcopy(rng.choice(out))
+            sub = self.mutate(new, elem or infer([new]), depth + 1, top=False)
+            new = sub[0] if sub else new
+        out.insert(rng.randint(0, len(out)), new)
+        return out, "mutation:list_insert"
+
+    def _list_duplicate(self, out: list[Any], shape: Shape, elem: Shape | None, depth: int, rect: bool) -> tuple[list[Any], str]:
+        rng = self.rng
+        i = rng.randrange(len(out))
+        out.insert(rng.randint(0, len(out)), copy.deepcopy(out[i]))
+        return out, "mutation:list_duplicate"
+
+    def _list_delete(self, out: list[Any], shape: Shape, elem: Shape | None, depth: int, rect: bool) -> tuple[list[Any], str]:
+        del out[self.rng.randrange(len(out))]
+        return out, "mutation:list_delete"
+
+    def _grid_cell(self, elem: Shape, depth: int) -> Any:
+        """A new cell for a grid whose rows have shape ``elem``."""
+        return self.pos.element(elem.elem, self.rng, depth + 1) if elem.elem else 0
+
+    def _grid_grow(self, out: list[Any], shape: Shape, elem: Shape, depth: int, rect: bool) -> tuple[list[Any], str]:
+        """A square grid gains a row and a column."""
+        rng = self.rng
+        n = len(out)
+        for row in out:
+            row.insert(rng.randint(0, n), self._grid_cell(elem, depth))
+        out.insert(rng.randint(0, n), self.pos.gen(elem, rng, n + 1, depth + 1))
+        return out, "mutation:grid_grow"
+
+    def _grid_column_insert(self, out: list[Any], shape: Shape, elem: Shape, depth: int, rect: bool) -> tuple[list[Any], str]:
+        j = self.rng.randint(0, len(out[0]))
+        for row in out:
+            row.insert(j, self._grid_cell(elem, depth))
+        return out, "mutation:grid_column_insert"
+
+    def _grid_column_delete(self, out: list[Any], shape: Shape, elem: Shape, depth: int, rect: bool) -> tuple[list[Any], str]:
+        j = self.rng.randrange(len(out[0]))
+        for row in out:
+            del row[j]
+        return out, "mutation:grid_column_delete"
+
+    def _grid_shrink(self, out: list[Any], shape: Shape, elem: Shape, depth: int, rect: bool) -> tuple[list[Any], str]:
+        """A square grid loses a row and a column."""
+        rng = self.rng
+        i, j = rng.randrange(len(out)), rng.randrange(len(out))
+        del out[i]
+        for row in out:
+            del row[j]
+        return out, "mutation:grid_shrink"
+
+    _LIST_OPS = {
+        "element": _list_element, "swap": _list_swap, "insert": _list_insert, "duplicate": _list_duplicate,
+        "delete": _list_delete, "grow": _grid_grow, "column_insert": _grid_column_insert,
+        "column_delete": _grid_column_delete, "shrink": _grid_shrink,
+    }
 
     def mutate_tuple(self, value: tuple, shape: Shape, depth: int) -> tuple[tuple, str] | None:
         if shape.items and len(shape.items) == len(value):

@@ -19,13 +19,43 @@ from typing import Any
 
 from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, leaf_numbers, restore
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
-from pipeline.verify.testgen.constraints import Bound, alphabet, size_bound, value_bound
+from pipeline.verify.testgen.constraints.bounds import Bound, alphabet, size_bound, value_bound
+from pipeline.verify.testgen.constraints.words import says
 
 DEFAULT_CHARS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _fits(value: Number, lo: Number | None, hi: Number | None) -> bool:
     return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def _all_fit(sizes: list[int], b: Bound | None) -> bool:
+    """A stated bound that every observed size keeps (one that an example breaks is a misreading)."""
+    return b is not None and bool(sizes) and all(_fits(s, b.lo, b.hi) for s in sizes)
+
+
+def _size_limits(b: Bound) -> tuple[int | None, int | None]:
+    """A size bound as whole, non-negative sizes."""
+    return (None if b.lo is None else max(0, math.ceil(b.lo))), (None if b.hi is None else math.floor(b.hi))
+
+
+def _elem_kind_in(shape: Shape, kinds: tuple[str, ...]) -> bool:
+    return shape.elem is not None and shape.elem.kind in kinds
+
+
+def _tree_lists(name: str | None, lists: list[Any], lower: str) -> bool:
+    """LeetCode tree lists: parameter ``root``/``tree``, or a binary tree statement and a None in a list;
+    never a list that starts with None, and not only empty lists."""
+    named_tree = bool(name and re.fullmatch(r"(?i)root\d*|tree\d*", name))
+    noneful = any(v is None for lst in lists for v in lst)
+    return bool((named_tree or (says(lower, "binary_tree") and noneful)) and all(not lst or lst[0] is not None for lst in lists)
+                and any(lists))
+
+
+def _bst_lists(lists: list[Any], lower: str) -> bool:
+    """A binary search tree: the statement says so and every example with more than one node is one."""
+    return bool(says(lower, "binary_search_tree") and all(is_bst(v) for v in lists if len(v) > 1)
+                and any(len(v) > 1 for v in lists))
 
 
 class Position:
@@ -51,43 +81,44 @@ class Position:
     def _bounds(self, bounds: list[Bound], statement: str) -> None:
         shape, name, present = self.shape, self.name, [v for v in self.values if v is not None]
         lower = statement.lower()
-        if shape.kind == "list" and shape.elem is not None and shape.elem.kind in ("int", "float", "none", "str"):
-            lists = present
-            named_tree = bool(name and re.fullmatch(r"(?i)root\d*|tree\d*", name))
-            noneful = any(v is None for lst in lists for v in lst)
-            if (named_tree or ("binary tree" in lower and noneful)) and all(not lst or lst[0] is not None for lst in lists) \
-                    and any(lists):
-                self.tree = True
-                self.bst = ("binary search tree" in lower or "bst" in lower) and all(is_bst(v) for v in lists if len(v) > 1) \
-                    and any(len(v) > 1 for v in lists)
+        if shape.kind == "list" and _elem_kind_in(shape, ("int", "float", "none", "str")) and _tree_lists(name, present, lower):
+            self.tree = True
+            self.bst = _bst_lists(present, lower)
         if not name:
             return
+        self._size_bounds(bounds, name, present)
+        self._value_bounds(bounds, name, present)
+        self._alphabet(statement, name)
+
+    def _size_bounds(self, bounds: list[Bound], name: str, present: list[Any]) -> None:
+        """Sizes of the value (nodes of a tree) and of its rows or strings."""
         sizes = [len(v) if not self.tree else len(tree_nodes(decode_tree(v))) for v in present
                  if isinstance(v, (str, list, tuple, dict, set))]
         b = size_bound(bounds, name)
-        if b is not None and sizes and all(_fits(s, b.lo, b.hi) for s in sizes):
-            self.size_lo = None if b.lo is None else max(0, math.ceil(b.lo))
-            self.size_hi = None if b.hi is None else math.floor(b.hi)
-        if shape.kind == "list" and shape.elem is not None and shape.elem.kind in ("list", "str"):
+        if _all_fit(sizes, b):
+            self.size_lo, self.size_hi = _size_limits(b)
+        if self.shape.kind == "list" and _elem_kind_in(self.shape, ("list", "str")):
             inner = [len(r) for v in present for r in v if isinstance(r, (list, str))]
             b = size_bound(bounds, name, 1)
-            if b is not None and inner and all(_fits(s, b.lo, b.hi) for s in inner):
-                self.inner_lo = None if b.lo is None else max(0, math.ceil(b.lo))
-                self.inner_hi = None if b.hi is None else math.floor(b.hi)
+            if _all_fit(inner, b):
+                self.inner_lo, self.inner_hi = _size_limits(b)
+
+    def _value_bounds(self, bounds: list[Bound], name: str, present: list[Any]) -> None:
+        """Bounds on the numbers inside the value (NaN aside); an empty range is dropped."""
         numbers = [x for v in present for x in leaf_numbers(v)]
         b = value_bound(bounds, name)
         if b is not None and numbers and all(_fits(x, b.lo, b.hi) for x in numbers if not math.isnan(x)):
             self.val_lo, self.val_hi = b.lo, b.hi
         if self.val_lo is not None and self.val_hi is not None and self.val_lo > self.val_hi:
             self.val_lo = self.val_hi = None
-        text_chars = None
-        if shape.kind == "str" or (shape.elem is not None and shape.elem.kind == "str"):
-            text_chars = alphabet(statement, name)
-        seen = shape.chars if shape.kind == "str" else (shape.elem.chars if shape.elem is not None and shape.elem.kind == "str" else "")
-        if text_chars and set(seen) <= set(text_chars):
-            self.chars = text_chars
-        else:
-            self.chars = seen
+
+    def _alphabet(self, statement: str, name: str) -> None:
+        """The statement's alphabet when it holds every character seen, else the characters seen."""
+        shape = self.shape
+        elem_str = _elem_kind_in(shape, ("str",))
+        text_chars = alphabet(statement, name) if shape.kind == "str" or elem_str else None
+        seen = shape.chars if shape.kind == "str" else (shape.elem.chars if elem_str else "")
+        self.chars = text_chars if text_chars and set(seen) <= set(text_chars) else seen
 
     # value ranges --------------------------------------------------------------------------
 
@@ -175,44 +206,67 @@ class Position:
         if kind in ("mixed", "other"):
             return copy.deepcopy(rng.choice(shape.samples)) if shape.samples else None
         if kind in ("bool", "int", "float", "str", "none"):
-            if kind == "str" and length is not None:
-                chars = self.chars or shape.chars or DEFAULT_CHARS
-                return "".join(rng.choice(chars) for _ in range(length))
-            return self.gen_leaf(shape, rng, scalar=depth == 0)
+            return self._gen_scalar(shape, rng, length, depth)
         if length is None:
             length = shape.fixed_len if shape.fixed_len is not None else rng.randint(shape.len_lo, max(shape.len_lo, shape.len_hi, 1))
         if kind == "tuple" and shape.items:
             return tuple(self.gen(item, rng, None, depth + 1) for item in shape.items)
         if kind == "dict":
-            out: dict[Any, Any] = {}
-            for _ in range(length * 3):
-                if len(out) >= length or shape.key is None or shape.elem is None:
-                    break
-                k = self.gen(shape.key, rng, None, depth + 1)
-                if isinstance(k, (list, dict, set)):
-                    break
-                out[k] = self.gen(shape.elem, rng, None, depth + 1)
-            return out
+            return self._gen_dict(shape, rng, length, depth)
         elem = shape.elem
         if elem is None:
             return [] if kind == "list" else (set() if kind == "set" else ())
         if kind == "set":
-            out_set: set[Any] = set()
-            for _ in range(length * 3):
-                if len(out_set) >= length:
-                    break
-                out_set.add(self.gen(elem, rng, None, depth + 1))
-            return frozenset(out_set) if shape.samples and isinstance(shape.samples[0], frozenset) else out_set
-        if shape.rect and elem.kind == "list":
-            w = width if width is not None else (shape.fixed_width if shape.fixed_width is not None else
-                                                  (length if shape.square else rng.randint(max(1, elem.len_lo), max(1, elem.len_hi))))
-            rows = [self.gen(elem, rng, w, depth + 1) for _ in range(length)]
-        else:
-            if elem.kind == "str" and depth == 0 and width is not None:
-                rows = [self.gen(elem, rng, width, depth + 1) for _ in range(length)]
-            else:
-                rows = [self.element(elem, rng, depth) for _ in range(length)]
+            return self._gen_set(shape, elem, rng, length, depth)
+        rows = self._gen_rows(shape, elem, rng, length, depth, width)
         return rows if kind == "list" else tuple(rows)
+
+    def _gen_scalar(self, shape: Shape, rng: random.Random, length: int | None, depth: int) -> Any:
+        """A leaf value; a string of ``length`` characters when one is asked for."""
+        if shape.kind == "str" and length is not None:
+            chars = self.chars or shape.chars or DEFAULT_CHARS
+            return "".join(rng.choice(chars) for _ in range(length))
+        return self.gen_leaf(shape, rng, scalar=depth == 0)
+
+    def _gen_dict(self, shape: Shape, rng: random.Random, length: int, depth: int) -> dict[Any, Any]:
+        """Up to ``length`` entries (a few tries, since keys repeat); stops at an unhashable key."""
+        out: dict[Any, Any] = {}
+        for _ in range(length * 3):
+            if len(out) >= length or shape.key is None or shape.elem is None:
+                break
+            k = self.gen(shape.key, rng, None, depth + 1)
+            if isinstance(k, (list, dict, set)):
+                break
+            out[k] = self.gen(shape.elem, rng, None, depth + 1)
+        return out
+
+    def _gen_set(self, shape: Shape, elem: Shape, rng: random.Random, length: int, depth: int) -> set[Any] | frozenset[Any]:
+        """Up to ``length`` elements (a few tries, since they repeat), frozen where the examples are."""
+        out_set: set[Any] = set()
+        for _ in range(length * 3):
+            if len(out_set) >= length:
+                break
+            out_set.add(self.gen(elem, rng, None, depth + 1))
+        return frozenset(out_set) if shape.samples and isinstance(shape.samples[0], frozenset) else out_set
+
+    def _gen_rows(self, shape: Shape, elem: Shape, rng: random.Random, length: int, depth: int,
+                  width: int | None) -> list[Any]:
+        """``length`` elements: rows of one width for a rectangular grid, strings of ``width`` at the top."""
+        if shape.rect and elem.kind == "list":
+            w = self._row_width(shape, elem, rng, length, width)
+            return [self.gen(elem, rng, w, depth + 1) for _ in range(length)]
+        if elem.kind == "str" and depth == 0 and width is not None:
+            return [self.gen(elem, rng, width, depth + 1) for _ in range(length)]
+        return [self.element(elem, rng, depth) for _ in range(length)]
+
+    @staticmethod
+    def _row_width(shape: Shape, elem: Shape, rng: random.Random, length: int, width: int | None) -> int:
+        """The asked width, else the examples' fixed one, else square, else drawn from the rows seen."""
+        if width is not None:
+            return width
+        if shape.fixed_width is not None:
+            return shape.fixed_width
+        return length if shape.square else rng.randint(max(1, elem.len_lo), max(1, elem.len_hi))
 
     def element(self, elem: Shape, rng: random.Random, depth: int) -> Any:
         if elem.nullable and elem.kind != "none" and rng.random() < 0.15:
@@ -253,30 +307,43 @@ class Position:
             return False
         if any(not _fits(x, self.val_lo, self.val_hi) for x in leaf_numbers(value) if not math.isnan(x)):
             return False
-        if isinstance(value, (str, list, tuple, dict, set)):
-            n = len(tree_nodes(decode_tree(value))) if self.tree else len(value)
-            if not _fits(n, self.size_lo, self.size_hi):
-                return False
-            if self.shape.kind == "list" and (self.inner_lo is not None or self.inner_hi is not None):
-                if any(not _fits(len(r), self.inner_lo, self.inner_hi) for r in value if isinstance(r, (list, str))):
-                    return False
-        if self.tree and isinstance(value, list) and value:
-            if value[0] is None or value != encode_tree(decode_tree(value)):
-                return False
-            if self.bst and len(value) > 1 and not is_bst(value):
-                return False
-        shape = self.shape
-        if shape.kind == "list" and shape.rect and isinstance(value, list) and value:
-            widths = {len(r) for r in value}
-            if len(widths) != 1:
-                return False
-            if shape.fixed_width is not None and widths != {shape.fixed_width}:
-                return False
-            if shape.square and len(value) != len(value[0]):
-                return False
-        if shape.fixed_len is not None and shape.kind in ("str", "list") and self.fixed_len_kept() and len(value) != shape.fixed_len:
+        return self._sizes_ok(value) and self._tree_ok(value) and self._grid_ok(value) and self._fixed_len_ok(value)
+
+    def _sizes_ok(self, value: Any) -> bool:
+        """The value's size (nodes of a tree) and its rows' sizes within their bounds."""
+        if not isinstance(value, (str, list, tuple, dict, set)):
+            return True
+        n = len(tree_nodes(decode_tree(value))) if self.tree else len(value)
+        if not _fits(n, self.size_lo, self.size_hi):
             return False
+        if self.shape.kind == "list" and (self.inner_lo is not None or self.inner_hi is not None):
+            return all(_fits(len(r), self.inner_lo, self.inner_hi) for r in value if isinstance(r, (list, str)))
         return True
+
+    def _tree_ok(self, value: Any) -> bool:
+        """A tree list is one in canonical LeetCode form (and a search tree where the examples are)."""
+        if not (self.tree and isinstance(value, list) and value):
+            return True
+        if value[0] is None or value != encode_tree(decode_tree(value)):
+            return False
+        return not (self.bst and len(value) > 1 and not is_bst(value))
+
+    def _grid_ok(self, value: Any) -> bool:
+        """Rectangular grids stay rectangular, of the examples' fixed width, square where they are."""
+        shape = self.shape
+        if not (shape.kind == "list" and shape.rect and isinstance(value, list) and value):
+            return True
+        widths = {len(r) for r in value}
+        if len(widths) != 1:
+            return False
+        if shape.fixed_width is not None and widths != {shape.fixed_width}:
+            return False
+        return not (shape.square and len(value) != len(value[0]))
+
+    def _fixed_len_ok(self, value: Any) -> bool:
+        shape = self.shape
+        return not (shape.fixed_len is not None and shape.kind in ("str", "list") and self.fixed_len_kept()
+                    and len(value) != shape.fixed_len)
 
     def fixed_len_kept(self) -> bool:
         """Whether equal lengths in the examples look like a rule (no size range stated that allows others)."""

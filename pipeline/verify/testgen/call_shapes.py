@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from pipeline.verify.testgen.constraints.words import says
 
 MAX_DEPTH = 12
 
@@ -27,9 +28,17 @@ _KINDS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "
 
 
 def kind_of(value: Any) -> str:
+    """A value's kind, the one type table of test generation: the shapes, the examples' envelope and
+    the answer checks all name kinds by it."""
     if value is None:
         return "none"
     return next((name for types, name in _KINDS if isinstance(value, types)), "other")
+
+
+def number_kind(value: Any) -> str:
+    """:func:`kind_of`, with ints and floats one kind ("num"): where a number may be either."""
+    kind = kind_of(value)
+    return "num" if kind in ("int", "float") else kind
 
 
 def sorted_values(values: Any) -> list[Any]:
@@ -85,50 +94,84 @@ def infer(values: list[Any], depth: int = 0, hints: str = "") -> Shape:
     samples = present[:20]
     if not kinds:
         return Shape("none", nullable=True)
-    if kinds == ["float", "int"]:
-        kinds, int_too = ["float"], True
-    else:
-        int_too = False
+    int_too = kinds == ["float", "int"]
+    if int_too:
+        kinds = ["float"]
     if len(kinds) > 1 or depth > MAX_DEPTH:
         return Shape("mixed", nullable=nullable, kinds=tuple(kinds), samples=samples)
     kind = kinds[0]
     shape = Shape(kind, nullable=nullable, kinds=(kind,), samples=samples, int_too=int_too)
-    if kind in ("int", "float"):
-        finite = [v for v in present if not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))]
-        if finite:
-            shape.lo, shape.hi = min(finite), max(finite)
-        if kind == "int" and depth > 0 and len(finite) >= 6 and len(set(finite)) <= 3:
-            shape.categories = sorted(set(finite))
-        if kind == "float":
-            shape.decimals = max([_decimals(float(v)) for v in finite] or [1])
-    elif kind == "str":
-        shape.chars = "".join(sorted(set("".join(present))))
-    if kind in ("str", "list", "tuple", "dict", "set"):
-        lengths = [len(v) for v in present]
-        shape.len_lo, shape.len_hi = min(lengths), max(lengths)
-        if len(lengths) > 1 and len(set(lengths)) == 1:
-            shape.fixed_len = lengths[0]
-    if kind in ("list", "set"):
-        elements = [e for v in present for e in (v if kind == "list" else sorted_values(v))]
-        shape.elem = infer(elements, depth + 1) if elements else None
-    if kind == "list" and shape.elem is not None and shape.elem.kind == "list" and not shape.elem.nullable:
-        _rows(shape, present)
-    if kind == "list" and shape.elem is not None and shape.elem.kind in ("int", "float", "str") and not shape.elem.nullable:
-        _properties(shape, present, hints)
-    if kind == "tuple":
-        if shape.fixed_len is not None or len(present) == 1:
-            width = len(present[0])
-            shape.items = [infer([t[i] for t in present], depth + 1) for i in range(width)]
-            shape.fixed_len = width
-        else:
-            elements = [e for v in present for e in v]
-            shape.elem = infer(elements, depth + 1) if elements else None
-    if kind == "dict":
-        keys = [k for v in present for k in v]
-        vals = [x for v in present for x in v.values()]
-        shape.key = infer(keys, depth + 1) if keys else None
-        shape.elem = infer(vals, depth + 1) if vals else None
+    fill = _FILLS.get(kind)
+    if fill is not None:
+        fill(shape, present, depth, hints)
     return shape
+
+
+def _fill_number(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    """Observed range (NaN and infinities aside), categories of nested ints, decimals of floats."""
+    finite = [v for v in present if not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))]
+    if finite:
+        shape.lo, shape.hi = min(finite), max(finite)
+    if shape.kind == "int" and depth > 0 and len(finite) >= 6 and len(set(finite)) <= 3:
+        shape.categories = sorted(set(finite))
+    if shape.kind == "float":
+        shape.decimals = max([_decimals(float(v)) for v in finite] or [1])
+
+
+def _fill_lengths(shape: Shape, present: list[Any]) -> None:
+    lengths = [len(v) for v in present]
+    shape.len_lo, shape.len_hi = min(lengths), max(lengths)
+    if len(lengths) > 1 and len(set(lengths)) == 1:
+        shape.fixed_len = lengths[0]
+
+
+def _infer_or_none(values: list[Any], depth: int) -> Shape | None:
+    return infer(values, depth) if values else None
+
+
+def _fill_str(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    shape.chars = "".join(sorted(set("".join(present))))
+    _fill_lengths(shape, present)
+
+
+def _fill_list(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    _fill_lengths(shape, present)
+    shape.elem = _infer_or_none([e for v in present for e in v], depth + 1)
+    elem = shape.elem
+    if elem is None or elem.nullable:
+        return
+    if elem.kind == "list":
+        _rows(shape, present)
+    if elem.kind in ("int", "float", "str"):
+        _properties(shape, present, hints)
+
+
+def _fill_set(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    _fill_lengths(shape, present)
+    shape.elem = _infer_or_none([e for v in present for e in sorted_values(v)], depth + 1)
+
+
+def _fill_tuple(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    """Tuples of one length (or a single one) are records, one shape per item; others sequences."""
+    _fill_lengths(shape, present)
+    if shape.fixed_len is not None or len(present) == 1:
+        width = len(present[0])
+        shape.items = [infer([t[i] for t in present], depth + 1) for i in range(width)]
+        shape.fixed_len = width
+    else:
+        shape.elem = _infer_or_none([e for v in present for e in v], depth + 1)
+
+
+def _fill_dict(shape: Shape, present: list[Any], depth: int, hints: str) -> None:
+    _fill_lengths(shape, present)
+    keys = [k for v in present for k in v]
+    vals = [x for v in present for x in v.values()]
+    shape.key = _infer_or_none(keys, depth + 1)
+    shape.elem = _infer_or_none(vals, depth + 1)
+
+
+_FILLS = {"int": _fill_number, "float": _fill_number, "str": _fill_str, "list": _fill_list, "set": _fill_set,
+          "tuple": _fill_tuple, "dict": _fill_dict}
 
 
 def _rows(shape: Shape, lists: list[list[Any]]) -> None:
@@ -149,23 +192,42 @@ def _properties(shape: Shape, lists: list[list[Any]], hints: str) -> None:
     lists, or the statement's words)."""
     try:
         longest = max(len(v) for v in lists)
-        pairs = len(lists) >= 4 and sum(1 for v in lists if len(set(v)) > 1) >= 3  # many short rows: [start, end]
-        if longest >= 3 or pairs or (longest >= 2 and re.search(r"\bsorted\b|ascending|increasing|decreasing", hints)):
-            shape.sorted_asc = all(all(a <= b for a, b in zip(v, v[1:])) for v in lists)
-            shape.strict_asc = shape.sorted_asc and all(all(a < b for a, b in zip(v, v[1:])) for v in lists) and (
-                longest >= 3 or bool(re.search(r"strictly increasing|distinct|unique", hints)))
-            shape.sorted_desc = not shape.sorted_asc and all(all(a >= b for a, b in zip(v, v[1:])) for v in lists)
-        if (sum(len(v) for v in lists) >= 4 and longest >= 3) or (longest >= 2 and re.search(r"\bdistinct\b|\bunique\b", hints)):
+        if _order_evidence(lists, longest, hints):
+            _order(shape, lists, longest, hints)
+        if _distinct_evidence(lists, longest, hints):
             shape.distinct = all(len(set(v)) == len(v) for v in lists)
         if shape.elem is not None and shape.elem.kind == "int" and longest >= 2:
-            for base in (0, 1):
-                if all(sorted(v) == list(range(base, base + len(v))) for v in lists):
-                    shape.perm_base = base
-                    break
-            if shape.perm_base is not None and shape.sorted_asc:
-                shape.perm_base = None  # range(n): nothing to permute
+            _permutation(shape, lists)
     except TypeError:
         pass
+
+
+def _order_evidence(lists: list[list[Any]], longest: int, hints: str) -> bool:
+    pairs = len(lists) >= 4 and sum(1 for v in lists if len(set(v)) > 1) >= 3  # many short rows: [start, end]
+    return bool(longest >= 3 or pairs or (longest >= 2 and says(hints, "sorted")))
+
+
+def _order(shape: Shape, lists: list[list[Any]], longest: int, hints: str) -> None:
+    """Sorted, strictly increasing (with long lists or the statement's word for it), or descending."""
+    shape.sorted_asc = all(all(a <= b for a, b in zip(v, v[1:])) for v in lists)
+    shape.strict_asc = shape.sorted_asc and all(all(a < b for a, b in zip(v, v[1:])) for v in lists) and (
+        longest >= 3 or says(hints, "strictly_increasing"))
+    shape.sorted_desc = not shape.sorted_asc and all(all(a >= b for a, b in zip(v, v[1:])) for v in lists)
+
+
+def _distinct_evidence(lists: list[list[Any]], longest: int, hints: str) -> bool:
+    return bool((sum(len(v) for v in lists) >= 4 and longest >= 3)
+                or (longest >= 2 and says(hints, "distinct")))
+
+
+def _permutation(shape: Shape, lists: list[list[Any]]) -> None:
+    """A permutation of 0..n-1 or 1..n in every example (not when sorted: nothing to permute)."""
+    for base in (0, 1):
+        if all(sorted(v) == list(range(base, base + len(v))) for v in lists):
+            shape.perm_base = base
+            break
+    if shape.perm_base is not None and shape.sorted_asc:
+        shape.perm_base = None  # range(n): nothing to permute
 
 
 def restore(value: Any, shape: Shape, rng: random.Random, depth: int, keep_len: bool = False) -> Any:
@@ -208,21 +270,35 @@ def conforms(value: Any, shape: Shape, depth: int) -> bool:
     if kind != shape.kind and not (shape.kind == "float" and kind == "int" and shape.int_too):
         return False
     if kind in ("list", "set") or (kind == "tuple" and not shape.items):
-        if shape.elem is None:
-            return len(value) == 0
-        if kind == "list" and shape.elem.kind in _SCALAR_KINDS:
-            allowed = _SCALAR_KINDS[shape.elem.kind] + ((type(None),) if shape.elem.nullable else ()) + ((int,) if shape.elem.int_too else ())
-            return all(type(v) in allowed for v in value)
-        return all(conforms(v, shape.elem, depth + 1) for v in (value if kind != "set" else sorted_values(value)))
+        return _elements_conform(value, kind, shape, depth)
     if kind == "tuple":
         return len(value) == len(shape.items) and all(conforms(v, s, depth + 1) for v, s in zip(value, shape.items))
     if kind == "dict":
-        if not value:
-            return True
-        if shape.key is None or shape.elem is None:
-            return False
-        return all(conforms(k, shape.key, depth + 1) and conforms(v, shape.elem, depth + 1) for k, v in value.items())
+        return _dict_conforms(value, shape, depth)
     return True
+
+
+def _scalar_types(elem: Shape) -> tuple[type, ...]:
+    """The exact types a list's scalar elements may have (None where seen, int in float lists)."""
+    return _SCALAR_KINDS[elem.kind] + ((type(None),) if elem.nullable else ()) + ((int,) if elem.int_too else ())
+
+
+def _elements_conform(value: Any, kind: str, shape: Shape, depth: int) -> bool:
+    """A list, set or sequence tuple whose elements all have the element shape (empty when none seen)."""
+    if shape.elem is None:
+        return len(value) == 0
+    if kind == "list" and shape.elem.kind in _SCALAR_KINDS:
+        allowed = _scalar_types(shape.elem)
+        return all(type(v) in allowed for v in value)
+    return all(conforms(v, shape.elem, depth + 1) for v in (value if kind != "set" else sorted_values(value)))
+
+
+def _dict_conforms(value: dict[Any, Any], shape: Shape, depth: int) -> bool:
+    if not value:
+        return True
+    if shape.key is None or shape.elem is None:
+        return False
+    return all(conforms(k, shape.key, depth + 1) and conforms(v, shape.elem, depth + 1) for k, v in value.items())
 
 
 def leaf_numbers(value: Any, depth: int = 0, max_depth: int = MAX_DEPTH):

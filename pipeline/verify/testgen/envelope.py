@@ -3,7 +3,7 @@
 Why: a reference answers any input, including ones its problem never meant to allow (an empty
 list where every example has items, a negative count, lists of different lengths). A correct
 program may reject those, and a test built on one would punish it. Where the statement states
-its constraints, mutation keeps to them (``pipeline.verify.testgen.constraints``); where it does not
+its constraints, mutation keeps to them (``pipeline.verify.testgen.constraints.bounds``); where it does not
 (MBPP, HumanEval), an input stays inside what every example shares, as Daikon infers likely
 invariants from observed values: each argument's type; its sign, and never zero where the
 examples' signs differ but none is zero; non-emptiness, at least two items, and not all of them
@@ -22,6 +22,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from pipeline.verify.testgen.call_shapes import number_kind
+
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
 SMALL = 32  # ... except a whole number given alone whose examples stay below this: twice (see _ceiling)
 
@@ -29,10 +31,6 @@ SMALL = 32  # ... except a whole number given alone whose examples stay below th
 def arguments(args: tuple, kwargs: dict) -> list[Any]:
     """A call's arguments in one order: positional, then keywords by name."""
     return list(args) + [kwargs[k] for k in sorted(kwargs)]
-
-
-def _kind(value: Any) -> str:
-    return "bool" if isinstance(value, bool) else "num" if isinstance(value, (int, float)) else type(value).__name__
 
 
 def _numbers(value: Any) -> list[float]:
@@ -90,7 +88,7 @@ def _distinct(value: Any) -> int:
 
 
 def _kinds(value: Any) -> Counter:
-    return Counter(_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
+    return Counter(number_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
 
 
 class Envelope:
@@ -128,53 +126,93 @@ class Envelope:
 
     @staticmethod
     def _value_fits(value: Any, seen: list[Any]) -> bool:
-        if len({_kind(v) for v in seen}) == 1 and _kind(value) != _kind(seen[0]):
-            return False
-        if _sized(value) and all(_sized(v) for v in seen):
-            least = min(len(v) for v in seen)
-            if len(value) < min(least, 2):  # "at least two": a one-item list is not an example's kind
-                return False
-        if _sized(value) and len(value) >= 2 and all(_sized(v) for v in seen) \
-                and all(_distinct(v) >= 2 for v in seen) and _distinct(value) < 2:
-            return False  # every example varies: an all-equal list or string is an edge nobody showed
-        seen_numbers = [n for v in seen for n in _numbers(v)]
-        numbers = _numbers(value)
-        if seen_numbers and numbers:
-            if min(seen_numbers) > 0 and min(numbers) <= 0:
-                return False
-            if min(seen_numbers) >= 0 and min(numbers) < 0:
-                return False
-            if min(seen_numbers) < 0 < max(seen_numbers) and 0 not in seen_numbers and 0 in numbers:
-                return False  # signs matter and zero has none (opposite signs of 0 and -3?)
-            top = max(abs(n) for n in seen_numbers)
-            if max(abs(n) for n in numbers) > _ceiling(seen, top):
-                return False
-            least = min(abs(n) for n in seen_numbers)
-            if least >= SCALE and min(abs(n) for n in numbers) < least / SCALE:
-                return False  # ... and never a tenth of the smallest, where every example is large
-        if isinstance(value, str) and all(isinstance(v, str) for v in seen):
-            if all(_bracket_text(v) and balanced(v) for v in seen) and not balanced(value):
-                return False
-            if all(_bracket_text(v) and all(balanced(t) for t in v.split()) for v in seen) \
-                    and not all(balanced(t) for t in value.split()):
-                return False  # "groups separated by spaces", each one balanced
-            shapes = {_skeleton(v) for v in seen}
-            if len(shapes) == 1 and any(_DIGITS.search(v) for v in seen) and _skeleton(value) not in shapes:
-                return False
-        if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in seen):
-            items = [x for v in seen for x in v]
-            symbols = {x for x in items if isinstance(x, str)}
-            if items and len(symbols) <= 8 and all(isinstance(x, str) and len(x) <= 2 for x in items) \
-                    and not all(isinstance(x, str) and x in symbols for x in value):
-                return False  # a list of operators or symbols: one of those the examples use
-            counts = [_kinds(v) for v in seen]
-            kinds = set(counts[0])
-            if len(kinds) > 1 and all(set(c) == kinds for c in counts):  # every example mixes the same kinds
-                mine = _kinds(value)
-                if set(mine) != kinds:
-                    return False
-                for kind in kinds:
-                    fixed = {c[kind] for c in counts}
-                    if len(fixed) == 1 and mine[kind] != fixed.pop():
-                        return False
+        return (_kind_fits(value, seen) and _size_fits(value, seen) and _numbers_fit(value, seen)
+                and _text_fits(value, seen) and _items_fit(value, seen))
+
+
+def _kind_fits(value: Any, seen: list[Any]) -> bool:
+    return not (len({number_kind(v) for v in seen}) == 1 and number_kind(value) != number_kind(seen[0]))
+
+
+def _size_fits(value: Any, seen: list[Any]) -> bool:
+    """Where every example is sized: at least two items, and not all equal where every example varies."""
+    if not (_sized(value) and all(_sized(v) for v in seen)):
         return True
+    least = min(len(v) for v in seen)
+    if len(value) < min(least, 2):  # "at least two": a one-item list is not an example's kind
+        return False
+    # every example varies: an all-equal list or string is an edge nobody showed
+    return not (len(value) >= 2 and all(_distinct(v) >= 2 for v in seen) and _distinct(value) < 2)
+
+
+def _numbers_fit(value: Any, seen: list[Any]) -> bool:
+    seen_numbers = [n for v in seen for n in _numbers(v)]
+    numbers = _numbers(value)
+    if not (seen_numbers and numbers):
+        return True
+    return _signs_fit(numbers, seen_numbers) and _magnitudes_fit(numbers, seen_numbers, seen)
+
+
+def _signs_fit(numbers: list[float], seen_numbers: list[float]) -> bool:
+    if min(seen_numbers) > 0 and min(numbers) <= 0:
+        return False
+    if min(seen_numbers) >= 0 and min(numbers) < 0:
+        return False
+    # signs matter and zero has none (opposite signs of 0 and -3?)
+    return not (min(seen_numbers) < 0 < max(seen_numbers) and 0 not in seen_numbers and 0 in numbers)
+
+
+def _magnitudes_fit(numbers: list[float], seen_numbers: list[float], seen: list[Any]) -> bool:
+    top = max(abs(n) for n in seen_numbers)
+    if max(abs(n) for n in numbers) > _ceiling(seen, top):
+        return False
+    least = min(abs(n) for n in seen_numbers)
+    # ... and never a tenth of the smallest, where every example is large
+    return not (least >= SCALE and min(abs(n) for n in numbers) < least / SCALE)
+
+
+def _text_fits(value: Any, seen: list[Any]) -> bool:
+    if not (isinstance(value, str) and all(isinstance(v, str) for v in seen)):
+        return True
+    if not _brackets_fit(value, seen):
+        return False
+    shapes = {_skeleton(v) for v in seen}
+    return not (len(shapes) == 1 and any(_DIGITS.search(v) for v in seen) and _skeleton(value) not in shapes)
+
+
+def _brackets_fit(value: str, seen: list[str]) -> bool:
+    """Balanced where every example is a balanced bracket text; per space-separated group too."""
+    if all(_bracket_text(v) and balanced(v) for v in seen) and not balanced(value):
+        return False
+    return not (all(_bracket_text(v) and all(balanced(t) for t in v.split()) for v in seen)
+                and not all(balanced(t) for t in value.split()))
+
+
+def _items_fit(value: Any, seen: list[Any]) -> bool:
+    if not (isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in seen)):
+        return True
+    return _symbols_fit(value, seen) and _mix_fits(value, seen)
+
+
+def _symbols_fit(value: list | tuple, seen: list[Any]) -> bool:
+    """A list of operators or symbols: one of those the examples use."""
+    items = [x for v in seen for x in v]
+    symbols = {x for x in items if isinstance(x, str)}
+    return not (items and len(symbols) <= 8 and all(isinstance(x, str) and len(x) <= 2 for x in items)
+                and not all(isinstance(x, str) and x in symbols for x in value))
+
+
+def _mix_fits(value: list | tuple, seen: list[Any]) -> bool:
+    """Where every example mixes the same kinds: those kinds, as many of each as the examples agree on."""
+    counts = [_kinds(v) for v in seen]
+    kinds = set(counts[0])
+    if not (len(kinds) > 1 and all(set(c) == kinds for c in counts)):
+        return True
+    mine = _kinds(value)
+    if set(mine) != kinds:
+        return False
+    for kind in kinds:
+        fixed = {c[kind] for c in counts}
+        if len(fixed) == 1 and mine[kind] != fixed.pop():
+            return False
+    return True

@@ -424,6 +424,70 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
             cand.note = None
 
 
+def _skip_reason(row: dict[str, Any], config: TestGenConfig, taken: dict[str, int]) -> str | None:
+    """Why a row gets no generated tests this run (None: it does; it is counted in its source's sample)."""
+    if not config.enabled:
+        return "generation disabled"
+    if not row.get("verified") or not row.get("solutions"):
+        return "no reference to answer generated inputs"
+    source = row["source"]
+    if config.sample_per_source is not None and taken.get(source, 0) >= config.sample_per_source:
+        return f"outside the generation sample ({config.sample_per_source} per source)"
+    taken[source] = taken.get(source, 0) + 1
+    return None
+
+
+def _triage(rows: list[dict[str, Any]], config: TestGenConfig) -> tuple[list[dict[str, Any]], list[tuple[int, str, Candidate]], int]:
+    """Rows skipped or answered from the cache (in ``out``), the rest planned (``todo``), and the cache hits."""
+    out: list[dict[str, Any]] = []
+    todo: list[tuple[int, str, Candidate]] = []
+    taken: dict[str, int] = {}
+    hits = 0
+    for index, row in enumerate(rows):
+        why = _skip_reason(row, config, taken)
+        if why is not None:
+            out.append({**row, **_skipped(row, why)})
+            continue
+        key = cache_key(row, config)
+        cached = _load(key) if config.cache else None
+        if cached is not None:
+            hits += 1
+            out.append({**row, **cached})
+            continue
+        out.append(row)
+        todo.append((index, key, plan_inputs(row, config)))
+    return out, todo, hits
+
+
+def _add_model_help(cands: list[Candidate], sampler: Any, config: TestGenConfig, backend: EvaluatorBackend) -> None:
+    """A model's generated inputs and brute forces, where the config asks for them."""
+    if config.model_inputs and cands:
+        add_model_inputs(cands, sampler, config, backend)
+    if config.model_brute_force and cands:
+        from pipeline.verify.testgen.witnesses import brute_forces
+
+        for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, backend=backend,
+                                                  seed=config.seed, max_tokens=config.model_max_tokens)):
+            cand.brute = code
+
+
+def _stage_stats(out: list[dict[str, Any]], attempted: int, hits: int, elapsed: float) -> dict[str, Any]:
+    def total(column: str) -> int:
+        return sum(int(r.get(column) or 0) for r in out)
+
+    return {
+        "generated_for": sum(1 for r in out if r.get("generated_tests")),
+        "generation_attempted": attempted,
+        "generation_cache_hits": hits,
+        "generated_tests": total("generated_tests"),
+        "oracle_disagreements": total("oracle_disagreements"),
+        "oracle_suspects": total("oracle_suspects"),
+        "inputs_invalid": sum(invalid_count(r) for r in out),
+        "single_witness_tests": total("single_witness_tests"),
+        "generation_seconds": round(elapsed, 2),
+    }
+
+
 def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend: EvaluatorBackend | None = None,
                    workers: int | None = None, memory_mb: int = DEFAULT_MEMORY_MB, sampler: Any = None,
                    progress: Callable[[str], None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -435,39 +499,9 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
                          "`sampler` resource (vLLM or an OpenAI-compatible server), or turn them off")
     backend = backend or LocalBackend()
     start = time.monotonic()
-    out: list[dict[str, Any]] = []
-    todo: list[tuple[int, str, Candidate]] = []
-    taken: dict[str, int] = {}
-    hits = 0
-    for index, row in enumerate(rows):
-        if not config.enabled:
-            out.append({**row, **_skipped(row, "generation disabled")})
-            continue
-        if not row.get("verified") or not row.get("solutions"):
-            out.append({**row, **_skipped(row, "no reference to answer generated inputs")})
-            continue
-        source = row["source"]
-        if config.sample_per_source is not None and taken.get(source, 0) >= config.sample_per_source:
-            out.append({**row, **_skipped(row, f"outside the generation sample ({config.sample_per_source} per source)")})
-            continue
-        taken[source] = taken.get(source, 0) + 1
-        key = cache_key(row, config)
-        cached = _load(key) if config.cache else None
-        if cached is not None:
-            hits += 1
-            out.append({**row, **cached})
-            continue
-        out.append(row)
-        todo.append((index, key, plan_inputs(row, config)))
+    out, todo, hits = _triage(rows, config)
     cands = [c for _, _, c in todo]
-    if config.model_inputs and cands:
-        add_model_inputs(cands, sampler, config, backend)
-    if config.model_brute_force and cands:
-        from pipeline.verify.testgen.witnesses import brute_forces
-
-        for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, backend=backend,
-                                                  seed=config.seed, max_tokens=config.model_max_tokens)):
-            cand.brute = code
+    _add_model_help(cands, sampler, config, backend)
     if progress and cands:
         progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
                  f"{sum(len(c.inputs) for c in cands)} candidate inputs")
@@ -482,16 +516,4 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
         if config.cache:
             _store(key, columns)
         out[index] = {**out[index], **columns}
-    elapsed = time.monotonic() - start
-    stats = {
-        "generated_for": sum(1 for r in out if r.get("generated_tests")),
-        "generation_attempted": len(cands) + hits,
-        "generation_cache_hits": hits,
-        "generated_tests": sum(int(r.get("generated_tests") or 0) for r in out),
-        "oracle_disagreements": sum(int(r.get("oracle_disagreements") or 0) for r in out),
-        "oracle_suspects": sum(int(r.get("oracle_suspects") or 0) for r in out),
-        "inputs_invalid": sum(invalid_count(r) for r in out),
-        "single_witness_tests": sum(int(r.get("single_witness_tests") or 0) for r in out),
-        "generation_seconds": round(elapsed, 2),
-    }
-    return out, stats
+    return out, _stage_stats(out, len(cands) + hits, hits, time.monotonic() - start)

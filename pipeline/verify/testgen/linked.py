@@ -82,6 +82,63 @@ def _candidate_call(node: ast.expr) -> ast.Call | None:
     return node if ok else None
 
 
+def _method(tree: ast.Module) -> str | None:
+    """The method name of the last ``check(Solution().name)`` statement."""
+    method = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1:
+            target = stmt.value.args[0]
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Call) \
+                    and isinstance(target.value.func, ast.Name) and target.value.func.id == "Solution":
+                method = target.attr
+    return method
+
+
+def _compared(test: ast.expr) -> tuple[ast.Call | None, ast.expr, str | None] | None:
+    """(the candidate call, the expected node, the answer's kind) of ``is_same_*(call, x)`` or
+    ``call == x``; None for any other assert."""
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in _SAME \
+            and len(test.args) == 2:
+        return _candidate_call(test.args[0]), test.args[1], _SAME[test.func.id]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        return _candidate_call(test.left), test.comparators[0], None
+    return None
+
+
+def _arguments(call: ast.Call) -> tuple[list[tuple[int | str, str]], list[Any], dict[str, Any]]:
+    """(which arguments are built as nodes, the plain positional values, the plain keyword values)."""
+    built: list[tuple[int | str, str]] = []
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for i, node in enumerate(call.args):
+        how, value = _literal(node)
+        args.append(value)
+        if how:
+            built.append((i, how))
+    for kw in call.keywords:
+        how, value = _literal(kw.value)
+        kwargs[kw.arg] = value
+        if how:
+            built.append((kw.arg, how))
+    return built, args, kwargs
+
+
+def _example(stmt: ast.stmt) -> tuple[tuple, tuple[tuple, dict, Any]] | None:
+    """(the shape, the plain example) of one assert of ``check``; None where it is no such assert.
+    Raises what ``ast.literal_eval`` raises on a value that is no literal."""
+    if not isinstance(stmt, ast.Assert):
+        return None
+    compared = _compared(stmt.test)
+    if compared is None or compared[0] is None:
+        return None
+    call, expected_node, answer_kind = compared
+    kind, expected = _literal(expected_node)
+    if kind != answer_kind:
+        return None
+    built, args, kwargs = _arguments(call)
+    return (tuple(sorted(built, key=str)), answer_kind), (tuple(args), kwargs, expected)
+
+
 def examples(tests: Tests) -> tuple[tuple[str, ...], Shape, list[tuple[tuple, dict, Any]]] | None:
     """The entry (``("method", "Solution", name)``), the shape and the plain examples of a
     ``check(candidate)`` block over ``list_node``/``tree_node`` values; None when the block is
@@ -90,47 +147,18 @@ def examples(tests: Tests) -> tuple[tuple[str, ...], Shape, list[tuple[tuple, di
         tree = ast.parse(tests.assert_code or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    method = None
-    for stmt in tree.body:  # check(Solution().name)
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1:
-            target = stmt.value.args[0]
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Call) \
-                    and isinstance(target.value.func, ast.Name) and target.value.func.id == "Solution":
-                method = target.attr
+    method = _method(tree)
     check = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "check"), None)
     if method is None or check is None:
         return None
     shapes, found = set(), []
     try:
         for stmt in check.body:
-            if not isinstance(stmt, ast.Assert):
+            one = _example(stmt)
+            if one is None:
                 return None
-            test, answer_kind = stmt.test, None
-            if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in _SAME \
-                    and len(test.args) == 2:
-                call, expected_node, answer_kind = _candidate_call(test.args[0]), test.args[1], _SAME[test.func.id]
-            elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-                call, expected_node = _candidate_call(test.left), test.comparators[0]
-            else:
-                return None
-            if call is None:
-                return None
-            kind, expected = _literal(expected_node)
-            if kind != answer_kind:
-                return None
-            built, args, kwargs = [], [], {}
-            for i, node in enumerate(call.args):
-                how, value = _literal(node)
-                args.append(value)
-                if how:
-                    built.append((i, how))
-            for kw in call.keywords:
-                how, value = _literal(kw.value)
-                kwargs[kw.arg] = value
-                if how:
-                    built.append((kw.arg, how))
-            shapes.add((tuple(sorted(built, key=str)), answer_kind))
-            found.append((tuple(args), kwargs, expected))
+            shapes.add(one[0])
+            found.append(one[1])
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return None
     if len(shapes) != 1 or not found:

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.verify.testgen.call_shapes import number_kind
 from pipeline.verify.testgen.envelope import arguments
 
 MIN_EXAMPLES = 3  # relations need this many examples; fewer agree too easily by chance
@@ -103,11 +104,10 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
+    """The answer's kind (:func:`~call_shapes.number_kind`), where infinity and NaN are no number."""
     if isinstance(value, float) and value in (float("inf"), float("-inf")) or value != value:  # noqa: PLR0124 - NaN
         return "unbounded"
-    return "number" if isinstance(value, (int, float)) else type(value).__name__
+    return number_kind(value)
 
 
 def answer_kind(examples: list[Example]) -> str | None:

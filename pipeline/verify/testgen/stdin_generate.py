@@ -268,18 +268,7 @@ class _Gen:
     def vector(self, s: Scalar, k: int, src: list, env: dict) -> list[str]:
         p = s.vprops or {}
         if s.kind == "int" and p.get("long") and p.get("perm"):
-            if len(src) == k and self.mutate is None:
-                return list(src)
-            base = int(s.vmin) if s.vmin is not None and s.vmin <= 0 else 1
-            vals = list(range(base, base + k))
-            if len(src) == k and self.rng.random() < 0.5 and k >= 2:
-                vals = [int(x) for x in src]
-                i, j = self.rng.sample(range(k), 2)
-                vals[i], vals[j] = vals[j], vals[i]
-                self.changed = True
-            else:
-                self.rng.shuffle(vals)
-            return [str(v) for v in vals]
+            return self.permutation(s, k, src)
         if not src and s.kind == "int" and s.sid not in self.sum_left:
             out = self.fast_ints(s, k, env)
         else:
@@ -287,27 +276,47 @@ class _Gen:
         if s.kind == "int" and p.get("long"):
             distinct = p.get("distinct") or p.get("strict")
             if distinct and len(set(out)) != len(out):
-                lo, hi = int(s.lo), int(s.hi)
-                if s.rel_var is not None and env.get(s.rel_var) is not None:
-                    hi = min(hi, env[s.rel_var])
-                if hi - lo + 1 >= k:
-                    if hi - lo + 1 <= 4 * k:
-                        pool = list(range(lo, hi + 1))
-                        self.rng.shuffle(pool)
-                        out = [str(v) for v in pool[:k]]
-                    else:
-                        seen: set[int] = set()
-                        vals = []
-                        for t in out:
-                            v = int(t)
-                            while v in seen:
-                                v = self.rng.randint(lo, hi)
-                            seen.add(v)
-                            vals.append(v)
-                        out = [str(v) for v in vals]
+                out = self.make_distinct(s, k, out, env)
             if p.get("sorted") or p.get("strict"):
                 out = [str(v) for v in sorted(int(t) for t in out)]
         return out
+
+    def permutation(self, s: Scalar, k: int, src: list) -> list[str]:
+        """A vector the examples show to be a permutation: the source kept (unless mutating), two of its
+        values swapped, or a shuffled range."""
+        if len(src) == k and self.mutate is None:
+            return list(src)
+        base = int(s.vmin) if s.vmin is not None and s.vmin <= 0 else 1
+        vals = list(range(base, base + k))
+        if len(src) == k and self.rng.random() < 0.5 and k >= 2:
+            vals = [int(x) for x in src]
+            i, j = self.rng.sample(range(k), 2)
+            vals[i], vals[j] = vals[j], vals[i]
+            self.changed = True
+        else:
+            self.rng.shuffle(vals)
+        return [str(v) for v in vals]
+
+    def make_distinct(self, s: Scalar, k: int, out: list[str], env: dict) -> list[str]:
+        """``out`` with repeated values redrawn, where the range has room for ``k`` distinct ones (else as is)."""
+        lo, hi = int(s.lo), int(s.hi)
+        if s.rel_var is not None and env.get(s.rel_var) is not None:
+            hi = min(hi, env[s.rel_var])
+        if hi - lo + 1 < k:
+            return out
+        if hi - lo + 1 <= 4 * k:
+            pool = list(range(lo, hi + 1))
+            self.rng.shuffle(pool)
+            return [str(v) for v in pool[:k]]
+        seen: set[int] = set()
+        vals = []
+        for t in out:
+            v = int(t)
+            while v in seen:
+                v = self.rng.randint(lo, hi)
+            seen.add(v)
+            vals.append(v)
+        return [str(v) for v in vals]
 
     def fast_ints(self, s: Scalar, k: int, env: dict) -> list[str]:
         """``k`` values of a vector at once (what :meth:`int_value` would draw, without its per-call cost)."""

@@ -327,24 +327,37 @@ def _fits(s: Scalar, tok: str) -> bool:
 
 def _parse_line(line: Line, toks: list[str], env: dict, rec: Recorder | None) -> bool:
     if line.switch is not None:
-        if not toks:
-            return False
-        key, rest = toks[0], toks[1:]
-        shape = line.switch.get(key)
-        if shape is None:
-            if rec is None:
-                return True
-            shape = line.switch[key] = [Scalar(sid=new_sid(), numeric=token_class(t) in NUMERIC) for t in rest]
-        if len(shape) != len(rest) or not all(_fits(s, t) for s, t in zip(shape, rest)):
-            return False
-        if rec is not None:
-            rec.token(line.prefix[0], key, env)
-            for s, t in zip(shape, rest):
-                rec.token(s, t, env)
-        return True
+        return _parse_switch(line, toks, env, rec)
     p = len(line.prefix)
-    if len(toks) < p:
+    if len(toks) < p or not _parse_prefix(line, toks, env, rec):
         return False
+    ok = len(toks) == p if line.vec is None else _parse_list(line, toks[p:], env, rec)
+    if ok and rec is not None and p >= 2:
+        rec.pairs(line, toks)
+    return ok
+
+
+def _parse_switch(line: Line, toks: list[str], env: dict, rec: Recorder | None) -> bool:
+    """A query line: its key picks the shape of the rest (collect mode learns keys it has not seen)."""
+    if not toks:
+        return False
+    key, rest = toks[0], toks[1:]
+    shape = line.switch.get(key)
+    if shape is None:
+        if rec is None:
+            return True
+        shape = line.switch[key] = [Scalar(sid=new_sid(), numeric=token_class(t) in NUMERIC) for t in rest]
+    if len(shape) != len(rest) or not all(_fits(s, t) for s, t in zip(shape, rest)):
+        return False
+    if rec is not None:
+        rec.token(line.prefix[0], key, env)
+        for s, t in zip(shape, rest):
+            rec.token(s, t, env)
+    return True
+
+
+def _parse_prefix(line: Line, toks: list[str], env: dict, rec: Recorder | None) -> bool:
+    """The line's leading scalars; binds the variables among them in ``env`` as it goes."""
     for s, tok in zip(line.prefix, toks):
         if not _fits(s, tok):
             return False
@@ -359,22 +372,21 @@ def _parse_line(line: Line, toks: list[str], env: dict, rec: Recorder | None) ->
                 env[s.sid] = int(tok)
             else:
                 env.pop(s.sid, None)
-    if line.vec is None:
-        ok = len(toks) == p
-    else:
-        k = count_value(line.count, env)
-        rest = toks[p:]
-        if k is None and not line.count.free:
-            return False
-        ok = (k is None or len(rest) == k) and all(_fits(line.vec, t) for t in rest)
-        if ok and rec is not None:
-            for t in rest:
-                rec.token(line.vec, t, env)
-            if line.vec.numeric:
-                rec.vector(line.vec, rest)
-            rec.lens.setdefault(id(line), set()).add(len(rest))
-    if ok and rec is not None and p >= 2:
-        rec.pairs(line, toks)
+    return True
+
+
+def _parse_list(line: Line, rest: list[str], env: dict, rec: Recorder | None) -> bool:
+    """The line's list after its prefix: as long as its count says (any length if free)."""
+    k = count_value(line.count, env)
+    if k is None and not line.count.free:
+        return False
+    ok = (k is None or len(rest) == k) and all(_fits(line.vec, t) for t in rest)
+    if ok and rec is not None:
+        for t in rest:
+            rec.token(line.vec, t, env)
+        if line.vec.numeric:
+            rec.vector(line.vec, rest)
+        rec.lens.setdefault(id(line), set()).add(len(rest))
     return ok
 
 

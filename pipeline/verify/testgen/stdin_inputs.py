@@ -2,7 +2,7 @@
 
 The grammar (:mod:`pipeline.verify.testgen.stdin_grammar`) is inferred from the examples and the statement
 (:mod:`pipeline.verify.testgen.stdin_infer`, with :mod:`~pipeline.verify.testgen.stdin_search` and
-:mod:`~pipeline.verify.testgen.stdin_statement`), and new inputs are written from it
+:mod:`~pipeline.verify.testgen.constraints.stdin`), and new inputs are written from it
 (:mod:`pipeline.verify.testgen.stdin_generate`). The functions here join the two under one contract:
 they never raise, and say why when there are no inputs (:class:`NoStructure`'s reason when no
 structure explains the examples).

@@ -45,6 +45,117 @@ class _Inst:
     env: dict
 
 
+class _LineFit:
+    """The rows of one grammar line across the instances, and the candidate shapes they allow, each
+    with a rank (lower first): :meth:`_Infer.line_cands` concatenates them."""
+
+    def __init__(self, rows: list[list[str]], envs: list[dict], recent: list[int], local_vars: set, partial: bool) -> None:
+        self.rows, self.envs, self.recent, self.local_vars, self.partial = rows, envs, recent, local_vars, partial
+        self.cs = [len(r) for r in rows]
+        self.classes = [[token_class(t) for t in r] for r in rows]
+
+    def refs(self, values: list[int], offs: tuple = (0, -1)) -> list[Count]:
+        """Counts tied to a recent variable (or it minus one) that equal ``values`` in every instance."""
+        out = []
+        weak = len(set(values)) == 1 and values[0] < 3 and offs != (0,)
+        for off in offs:  # n before n - 1
+            for v in self.recent:
+                if weak and (not self.partial or v not in self.local_vars or len(self.rows) > 1):
+                    continue  # a count of 0, 1 or 2 everywhere is as likely a coincidence as a link
+                if all(env.get(v) is not None and env[v] + off == x for env, x in zip(self.envs, values)):
+                    out.append(Count(var=v, off=off))
+        return out
+
+    def homogeneous(self, start: int) -> bool | None:
+        """Whether the tokens from ``start`` on are all numeric (True) or all not (False); None if mixed."""
+        kinds = {c in NUMERIC for cl in self.classes for c in cl[start:]}
+        return None if len(kinds) > 1 else (kinds.pop() if kinds else True)
+
+    def one_string(self) -> list[tuple[float, Line]]:
+        """A line that is one string token, its length maybe tied to a variable."""
+        cands: list[tuple[float, Line]] = []
+        if not all(c == 1 for c in self.cs):
+            return cands
+        toks = [r[0] for r in self.rows]
+        cl = [c[0] for c in self.classes]
+        lens = [len(t) for t in toks]
+        stringy = any(c in ("str", "digits") for c in cl)
+        binary = all(len(t) >= 2 and set(t) <= {"0", "1"} for t in toks)
+        len_refs = self.refs(lens, (0,)) if (stringy or binary or max(lens) >= 4) else []
+        if stringy or (len_refs and all(c == "int" for c in cl)):
+            for r in len_refs:
+                cands.append((0, Line(prefix=[Scalar(sid=new_sid(), numeric=False, length=r)])))
+            if stringy:
+                cands.append((1, Line(prefix=[Scalar(sid=new_sid(), numeric=False)])))
+        return cands
+
+    def counted(self, hom: bool | None) -> list[tuple[float, Line]]:
+        """n numbers: counted by an earlier variable."""
+        if hom is None or not any(self.cs):
+            return []
+        return [(0, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=r)) for r in self.refs(self.cs)]
+
+    def inline_counted(self) -> list[tuple[float, Line]]:
+        """k a_1 .. a_k on one line (k first or second)."""
+        cands: list[tuple[float, Line]] = []
+        cs, classes = self.cs, self.classes
+        for p in (1, 2):
+            if min(cs) < p:
+                continue
+            h = self.homogeneous(p)
+            if h is None:
+                continue
+            if not self.partial and len({c - p for c in cs}) == 1 and cs[0] - p < 3:
+                continue  # "1 x" everywhere: as likely two fixed values as a count and its list
+            for j in range(p):
+                if not all(cl[j] == "int" for cl in classes):
+                    continue
+                if all(int(r[j]) == c - p for r, c in zip(self.rows, cs)):
+                    prefix = [Scalar(sid=new_sid(), numeric=all(cl[i] in NUMERIC for cl in classes), var=all(cl[i] == "int" for cl in classes))
+                              for i in range(p)]
+                    cands.append((0.1, Line(prefix=prefix, vec=Scalar(sid=new_sid(), numeric=h), count=Count(var=prefix[j].sid))))
+        return cands
+
+    def fixed(self, hom: bool | None, named_widths: set) -> list[tuple[float, Line]]:
+        """The same number of tokens everywhere: one scalar each, or a list of constant length when long."""
+        cs, classes = self.cs, self.classes
+        if len(set(cs)) != 1:
+            return []
+        numeric_pos = [all(cl[i] in NUMERIC for cl in classes) for i in range(cs[0])]
+        c = cs[0]
+        if c <= 4 or hom is None or c in named_widths:
+            prefix = [Scalar(sid=new_sid(), numeric=numeric_pos[i], var=all(cl[i] == "int" for cl in classes)) for i in range(c)]
+            return [(0.5, Line(prefix=prefix))]
+        return [(0.5, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=Count(const=c)))]
+
+    def query(self) -> list[tuple[float, Line]]:
+        """Query lines: the first token says how many follow (each key one fixed shape)."""
+        cs, classes = self.cs, self.classes
+        if len(set(cs)) <= 1 or min(cs) < 1:
+            return []
+        shapes: dict[str, int] = {}
+        for r in self.rows:
+            if shapes.setdefault(r[0], len(r) - 1) != len(r) - 1:
+                return []
+        if len(shapes) > 8:
+            return []
+        sw: dict[str, list] = {}
+        for key, m in shapes.items():
+            sub = [r[1:] for r in self.rows if r[0] == key]
+            sw[key] = [Scalar(sid=new_sid(), numeric=all(token_class(x[i]) in NUMERIC for x in sub)) for i in range(m)]
+        key_numeric = all(cl[0] in NUMERIC for cl in classes)
+        if key_numeric or not any(cl[0] in NUMERIC for cl in classes):  # keys both numbers and words: no query format
+            return [(0.7, Line(prefix=[Scalar(sid=new_sid(), numeric=key_numeric)], switch=sw))]
+        return []
+
+    def free_list(self, hom: bool | None) -> list[tuple[float, Line]]:
+        """A list of free length (a guess, ranked last)."""
+        cs = self.cs
+        if hom is not None and any(cs) and not all(c == 1 for c in cs) and (self.partial or len(set(cs)) > 1):
+            return [(0.9, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=Count()))]
+        return []
+
+
 class _Infer:
     """The search for a grammar: candidate elements at a parse state, depth-first over them."""
 
@@ -69,92 +180,12 @@ class _Infer:
     # -- one line, seen in every instance
     def line_cands(self, rows: list[list[str]], envs: list[dict], scope: list[int], partial: bool = False, local: int = 0) -> list[Line]:
         """Shapes of one grammar line that fit ``rows``; ``partial``: more rows of it may come later."""
-        cands: list[tuple[float, Line]] = []
-        cs = [len(r) for r in rows]
-        classes = [[token_class(t) for t in r] for r in rows]
         local_vars = set(scope[local:])
-        recent = self.order_vars(scope, local_vars)[:8]
-
-        def refs(values: list[int], offs=(0, -1)) -> list[Count]:
-            out = []
-            weak = len(set(values)) == 1 and values[0] < 3 and offs != (0,)
-            for off in offs:  # n before n - 1
-                for v in recent:
-                    if weak and (not partial or v not in local_vars or len(rows) > 1):
-                        continue  # a count of 0, 1 or 2 everywhere is as likely a coincidence as a link
-                    if all(env.get(v) is not None and env[v] + off == x for env, x in zip(envs, values)):
-                        out.append(Count(var=v, off=off))
-            return out
-
-        # a line that is one string token
-        if all(c == 1 for c in cs):
-            toks = [r[0] for r in rows]
-            cl = [c[0] for c in classes]
-            lens = [len(t) for t in toks]
-            stringy = any(c in ("str", "digits") for c in cl)
-            binary = all(len(t) >= 2 and set(t) <= {"0", "1"} for t in toks)
-            len_refs = refs(lens, (0,)) if (stringy or binary or max(lens) >= 4) else []
-            if stringy or (len_refs and all(c == "int" for c in cl)):
-                for r in len_refs:
-                    cands.append((0, Line(prefix=[Scalar(sid=new_sid(), numeric=False, length=r)])))
-                if stringy:
-                    cands.append((1, Line(prefix=[Scalar(sid=new_sid(), numeric=False)])))
-        numeric_pos = None
-        if len(set(cs)) == 1:
-            numeric_pos = [all(cl[i] in NUMERIC for cl in classes) for i in range(cs[0])]
-
-        def homogeneous(start: int) -> bool | None:
-            kinds = {c in NUMERIC for cl in classes for c in cl[start:]}
-            return None if len(kinds) > 1 else (kinds.pop() if kinds else True)
-
-        # n numbers: counted by an earlier variable
-        hom = homogeneous(0)
-        if hom is not None and any(cs):
-            for r in refs(cs):
-                cands.append((0, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=r)))
-        # k a_1 .. a_k on one line
-        for p in (1, 2):
-            if min(cs) < p:
-                continue
-            h = homogeneous(p)
-            if h is None:
-                continue
-            if not partial and len({c - p for c in cs}) == 1 and cs[0] - p < 3:
-                continue  # "1 x" everywhere: as likely two fixed values as a count and its list
-            for j in range(p):
-                if not all(cl[j] == "int" for cl in classes):
-                    continue
-                if all(int(r[j]) == c - p for r, c in zip(rows, cs)):
-                    prefix = [Scalar(sid=new_sid(), numeric=all(cl[i] in NUMERIC for cl in classes), var=all(cl[i] == "int" for cl in classes))
-                              for i in range(p)]
-                    cands.append((0.1, Line(prefix=prefix, vec=Scalar(sid=new_sid(), numeric=h), count=Count(var=prefix[j].sid))))
-        # fixed shape
-        if numeric_pos is not None:
-            c = cs[0]
-            if c <= 4 or hom is None or c in self.named_widths:
-                prefix = [Scalar(sid=new_sid(), numeric=numeric_pos[i], var=all(cl[i] == "int" for cl in classes)) for i in range(c)]
-                cands.append((0.5, Line(prefix=prefix)))
-            else:
-                cands.append((0.5, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=Count(const=c))))
-        # query lines: the first token says how many follow
-        if len(set(cs)) > 1 and min(cs) >= 1:
-            shapes: dict[str, int] = {}
-            ok = True
-            for r in rows:
-                if shapes.setdefault(r[0], len(r) - 1) != len(r) - 1:
-                    ok = False
-                    break
-            if ok and len(shapes) <= 8:
-                sw: dict[str, list] = {}
-                for key, m in shapes.items():
-                    sub = [r[1:] for r in rows if r[0] == key]
-                    sw[key] = [Scalar(sid=new_sid(), numeric=all(token_class(x[i]) in NUMERIC for x in sub)) for i in range(m)]
-                key_numeric = all(cl[0] in NUMERIC for cl in classes)
-                if key_numeric or not any(cl[0] in NUMERIC for cl in classes):  # keys both numbers and words: no query format
-                    cands.append((0.7, Line(prefix=[Scalar(sid=new_sid(), numeric=key_numeric)], switch=sw)))
-        # a free-length list
-        if hom is not None and any(cs) and not all(c == 1 for c in cs) and (partial or len(set(cs)) > 1):
-            cands.append((0.9, Line(prefix=[], vec=Scalar(sid=new_sid(), numeric=hom), count=Count())))
+        fit = _LineFit(rows, envs, self.order_vars(scope, local_vars)[:8], local_vars, partial)
+        hom = fit.homogeneous(0)
+        # the order of these calls is the order of the candidates' ids (new_sid) and of ties in the sort
+        cands = (fit.one_string() + fit.counted(hom) + fit.inline_counted() + fit.fixed(hom, self.named_widths)
+                 + fit.query() + fit.free_list(hom))
         cands.sort(key=lambda x: x[0])
         return [c for _, c in cands]
 
@@ -216,18 +247,13 @@ class _Infer:
             yield rep, new, scope
 
     def repeat_cands(self, insts: list[_Inst], scope: list[int], depth: int, local: int, top: bool) -> list:
+        """Blocks repeated a variable's times (or it minus one): one line each, then (top level only)
+        several lines each."""
         out: list = []
         order = self.order_vars(scope[local:], set(scope[local:]))[:6]
         for off, v in [(off, v) for off in (0, -1) for v in order]:  # n before n - 1
-            ks = [inst.env.get(v) for inst in insts]
-            if any(k is None for k in ks):
-                continue
-            ks = [k + off for k in ks]
-            if any(k < 0 for k in ks) or not any(ks) or any(k > len(i.lines) - i.pos for k, i in zip(ks, insts)):
-                continue
-            # one block everywhere: only a test-case count alone on its line, with blocks to the end
-            weak = depth == 0 and len(set(ks)) == 1 and ks[0] == 1 and v not in self.solo
-            if weak:
+            ks = self._block_counts(insts, v, off, depth)
+            if ks is None:
                 continue
             # one line per block: infer it from every block at once
             rows, envs = [], []
@@ -242,33 +268,52 @@ class _Infer:
             # several lines per block (test cases; not nested): infer the block from the first blocks, check it on all
             if depth > 0 or off:
                 continue
-            first = [_Inst(i.lines, i.pos, i.env) for i, k in zip(insts, ks) if k >= 1]
-            room = min(len(i.lines) - i.pos - (k - 1) for i, k in zip(insts, ks) if k >= 1)
-            if room < 2:
-                continue
-            self.limits.append(self.nodes + BODY_NODES)
-            found = 0
-            try:
-                for length in range(2, min(room, MAX_BODY) + 1):  # shortest blocks first
-                    for body, _ in self.seq(first, scope, depth + 1, open_end=True, min_len=length, max_len=length, local=len(scope)):
-                        if not isinstance(body[0], Line):
-                            continue
-                        rep = Repeat(Count(var=v, off=off), body)
-                        new = self.advance(rep, insts)
-                        if new is not None:
-                            out.append((rep, new))
-                            if top and not all(i.pos == len(i.lines) for i in new):
-                                continue  # top level: keep looking for blocks that explain the whole input
-                            found += 1 if _score(body) < length else 0.25  # no free lengths, no query lines
-                            if found >= 2:
-                                break
-                    if found >= 1:
-                        break
-            except _SubBudget:
-                pass
-            finally:
-                self.limits.pop()
+            self._multi_line_blocks(insts, ks, v, scope, depth, top, out)
         return out
+
+    def _block_counts(self, insts: list[_Inst], v: int, off: int, depth: int) -> list[int] | None:
+        """How many blocks each instance would have (``v`` + ``off``), or None where that cannot be."""
+        ks = [inst.env.get(v) for inst in insts]
+        if any(k is None for k in ks):
+            return None
+        ks = [k + off for k in ks]
+        if any(k < 0 for k in ks) or not any(ks) or any(k > len(i.lines) - i.pos for k, i in zip(ks, insts)):
+            return None
+        # one block everywhere: only a test-case count alone on its line, with blocks to the end
+        if depth == 0 and len(set(ks)) == 1 and ks[0] == 1 and v not in self.solo:
+            return None
+        return ks
+
+    def _multi_line_blocks(self, insts: list[_Inst], ks: list[int], v: int, scope: list[int], depth: int, top: bool,
+                           out: list) -> None:
+        """Adds to ``out`` the blocks of several lines repeated ``v`` times that fit every instance, shortest
+        first, within their own node budget (inline rather than split further: the search recurses through here)."""
+        first = [_Inst(i.lines, i.pos, i.env) for i, k in zip(insts, ks) if k >= 1]
+        room = min(len(i.lines) - i.pos - (k - 1) for i, k in zip(insts, ks) if k >= 1)
+        if room < 2:
+            return
+        self.limits.append(self.nodes + BODY_NODES)
+        found: float = 0  # carried over lengths: partial credits (0.25) add up
+        try:
+            for length in range(2, min(room, MAX_BODY) + 1):  # shortest blocks first
+                for body, _ in self.seq(first, scope, depth + 1, open_end=True, min_len=length, max_len=length, local=len(scope)):
+                    if not isinstance(body[0], Line):
+                        continue
+                    rep = Repeat(Count(var=v, off=0), body)
+                    new = self.advance(rep, insts)
+                    if new is not None:
+                        out.append((rep, new))
+                        if top and not all(i.pos == len(i.lines) for i in new):
+                            continue  # top level: keep looking for blocks that explain the whole input
+                        found += 1 if _score(body) < length else 0.25  # no free lengths, no query lines
+                        if found >= 2:
+                            break
+                if found >= 1:
+                    break
+        except _SubBudget:
+            pass
+        finally:
+            self.limits.pop()
 
     def seq(self, insts: list[_Inst], scope: list[int], depth: int, open_end: bool, min_len: int = 1, n: int = 0,
             max_len: int = MAX_BODY, local: int = 0):

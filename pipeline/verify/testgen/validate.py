@@ -8,7 +8,7 @@ After CodeContests+ and Klear-CodeTest (a generator and a validator per problem)
 checked by a validator derived from two readings of the problem, independently of how the
 input was made:
 
-- **the statement** (:mod:`pipeline.verify.testgen.input_section`, :mod:`pipeline.verify.testgen.constraints`):
+- **the statement** (:mod:`pipeline.verify.testgen.constraints.layout`, :mod:`pipeline.verify.testgen.constraints.bounds`):
   how many tokens each line holds (``n`` then ``n`` integers), the stated range of each named
   value, a string's stated length and alphabet, the test-case count and "the sum of n over all
   test cases", and what the section guarantees (distinct, a permutation, sorted, a tree, a
@@ -31,15 +31,18 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from pipeline.verify.testgen import constraints as cx
 from pipeline.verify.testgen import graphs
 from pipeline.verify.testgen.call_shapes import leaf_numbers
+from pipeline.verify.testgen.constraints import bounds as cx
+from pipeline.verify.testgen.constraints.layout import Invalid as _Invalid
+from pipeline.verify.testgen.constraints.layout import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
+from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
+from pipeline.verify.testgen.constraints.words import says
 from pipeline.verify.testgen.envelope import balanced
-from pipeline.verify.testgen.input_section import Invalid as _Invalid
-from pipeline.verify.testgen.input_section import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
-from pipeline.verify.testgen.input_section import lookup as env_lookup
+from pipeline.verify.testgen.profile import CallProfile
 
 __all__ = ["CallValidator", "StdinValidator", "refuse"]
 
@@ -92,6 +95,19 @@ class _Spans:
         return any(a <= start and end <= b for a, b in self.rows.get(row, ()))
 
 
+def _not_permutation(values: list[float]) -> bool:
+    return sorted(values) not in (list(range(1, len(values) + 1)), list(range(len(values))))
+
+
+# a guarantee of the statement -> the rule it is counted under, what breaking it is, whether values break it
+_PROMISES: tuple[tuple[str, str, str, Callable[[list[float]], bool]], ...] = (
+    ("distinct", "distinct", "repeats a value", lambda values: len(set(values)) != len(values)),
+    ("permutation", "permutation", "is no permutation", _not_permutation),
+    ("strict", "sorted", "not increasing", lambda values: any(a >= b for a, b in zip(values, values[1:]))),
+    ("sorted", "sorted", "not sorted", lambda values: any(a > b for a, b in zip(values, values[1:]))),
+)
+
+
 class _StatementRules:
     """What the statement says, kept only where every example agrees with it."""
 
@@ -138,35 +154,43 @@ class _StatementRules:
         out = []
         by_case: dict[tuple[int, str], list[float] | None] = {}
         for f, toks, case, _, length in read.tokens:
-            name = f.name or ""
             values = _numbers(toks) if f.kind != "str" else None
-            b = self._value_bound(f)
-            if b is not None and values is not None:
-                bad = _outside(values, b.lo, b.hi)
-                if bad is not None:
-                    out.append(("value_range", name, f"{name}={bad} outside [{b.lo}, {b.hi}]"))
-            if f.kind in ("str", "chars") or (f.kind == "any" and values is None):
-                out += self._strings(f, toks, length)
-            if name:
-                have = by_case.setdefault((case, name), [])
-                by_case[(case, name)] = None if have is None or values is None else have + values
+            out += self._token_broken(f, toks, values, length)
+            if f.name:
+                have = by_case.setdefault((case, f.name), [])
+                by_case[(case, f.name)] = None if have is None or values is None else have + values
+        out += self._sums_broken(by_case)
+        for (_, name), values in by_case.items():
+            if values is not None and len(values) >= 2:
+                out += self._promises_broken(name, values)
+        return out
+
+    def _token_broken(self, f: Any, toks: list[str], values: list[float] | None,
+                      length: int | None) -> list[tuple[str, str, str]]:
+        """What one field's tokens break: its stated value range, and a string's rules."""
+        name, out = f.name or "", []
+        b = self._value_bound(f)
+        if b is not None and values is not None:
+            bad = _outside(values, b.lo, b.hi)
+            if bad is not None:
+                out.append(("value_range", name, f"{name}={bad} outside [{b.lo}, {b.hi}]"))
+        if f.kind in ("str", "chars") or (f.kind == "any" and values is None):
+            out += self._strings(f, toks, length)
+        return out
+
+    def _sums_broken(self, by_case: dict[tuple[int, str], list[float] | None]) -> list[tuple[str, str, str]]:
+        """A sum above its stated bound ("the sum of n over all test cases")."""
+        out = []
         for name, total in self.sums.items():
             values = [v for (_, n), vs in by_case.items() if vs and env_lookup({n: 0}, name) is not None for v in vs]
             if values and sum(values) > total:
                 out.append(("sum_bound", name, f"sum of {name} {sum(values)} > {total}"))
-        for (_, name), values in by_case.items():
-            if values is None or len(values) < 2:
-                continue
-            if name in self.promised.get("distinct", ()) and len(set(values)) != len(values):
-                out.append(("distinct", name, f"{name} repeats a value"))
-            if name in self.promised.get("permutation", ()) and sorted(values) not in (list(range(1, len(values) + 1)),
-                                                                                      list(range(len(values)))):
-                out.append(("permutation", name, f"{name} is no permutation"))
-            if name in self.promised.get("strict", ()) and any(a >= b for a, b in zip(values, values[1:])):
-                out.append(("sorted", name, f"{name} not increasing"))
-            if name in self.promised.get("sorted", ()) and any(a > b for a, b in zip(values, values[1:])):
-                out.append(("sorted", name, f"{name} not sorted"))
         return out
+
+    def _promises_broken(self, name: str, values: list[float]) -> list[tuple[str, str, str]]:
+        """The guarantees (distinct, a permutation, sorted) one test case's values of ``name`` break."""
+        return [(rule, name, f"{name} {what}") for promise, rule, what, breaks in _PROMISES
+                if name in self.promised.get(promise, ()) and breaks(values)]
 
     def _strings(self, f: Any, toks: list[str], length: int | None) -> list[tuple[str, str, str]]:
         name, out = f.name or "", []
@@ -216,15 +240,38 @@ def _alphabet_seen(toks: list[str], statement: str) -> str:
     case); other characters as they are (``.#``, ``->``); 0 and 1 alone stay bits."""
     chars = set("".join(toks))
     out = set(chars)
-    for cls, words in ((string.ascii_lowercase, r"lower[\s-]*case|small\s+(?:english\s+|latin\s+)?letters"),
-                       (string.ascii_uppercase, r"upper[\s-]*case|capital")):
+    for cls, phrase in ((string.ascii_lowercase, "lowercase_letters"), (string.ascii_uppercase, "uppercase")):
         mine = chars & set(cls)
-        if len(mine) >= 3 or (mine and re.search(rf"(?i){words}", statement)):
+        if len(mine) >= 3 or (mine and says(statement, phrase)):
             out |= set(cls)
     digits = chars & set(string.digits)
     if len(digits) >= 3 and not digits <= {"0", "1"}:
         out |= set(string.digits)
     return "".join(sorted(out))
+
+
+def _edge_list(iterations: list) -> list[tuple[int, int]] | None:
+    """The (u, v) of each line of an edge list; None where a line does not start with two integers."""
+    edges = []
+    for it in iterations:
+        row = it[0] if it else []
+        if len(row) < 2 or not all(len(x) <= 18 and _INT.fullmatch(x) for x in row[:2]):
+            return None
+        edges.append((int(row[0]), int(row[1])))
+    return edges
+
+
+def _check_graph(edges: list[tuple[int, int]], n: int, base: int, tree: Any, simple: Any, connected: Any) -> None:
+    """Raises :class:`_Invalid` where the edges break a fact the examples and the statement share."""
+    if any(not (base <= a < base + n and base <= b < base + n) for a, b in edges):
+        raise _Invalid("graph", "a node outside 1..n")
+    pairs = [tuple(sorted(e)) for e in edges]
+    if simple and (any(a == b for a, b in edges) or len(set(pairs)) != len(pairs)):
+        raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
+    if tree and len(edges) != n - 1:
+        raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
+    if connected and not graphs.connected(n, edges, base):
+        raise _Invalid("tree" if tree else "graph", "not connected")
 
 
 class _ExampleRules:
@@ -233,8 +280,8 @@ class _ExampleRules:
     def __init__(self, g: Any, statement: str, promised: dict) -> None:
         self.g, self.statement, self.promised = g, statement, promised
         # edge lists are checked where the statement speaks of a graph: pairs of numbers are not always edges
-        self.graph = bool(promised.get("tree") or promised.get("connected") or promised.get("simple") or re.search(
-            r"(?i)\b(?:edges?|vertex|vertices|graph|tree|roads?)\b", input_section(statement)))
+        self.graph = bool(promised.get("tree") or promised.get("connected") or promised.get("simple")
+                          or says(input_section(statement), "graph"))
         self.seen: dict[int, list[str]] = {}
         for text in g.examples:
             parsed = g.parse_tree(text)
@@ -343,30 +390,22 @@ class _ExampleRules:
         if n is None:
             return
         base = info["base"]
-        edges = []
-        for it in iterations:
-            row = it[0] if it else []
-            if len(row) < 2 or not all(len(x) <= 18 and _INT.fullmatch(x) for x in row[:2]):
-                return
-            edges.append((int(row[0]), int(row[1])))
-        # the examples' facts where the statement backs them: a tree in every example of a statement
-        # that promises a tree or a connected graph; simple or connected where it says so
+        edges = _edge_list(iterations)
+        if edges is None:
+            return
+        tree, simple, connected = self._graph_facts(info, len(edges), n)
+        if tree or simple or connected:
+            _check_graph(edges, n, base, tree, simple, connected)
+
+    def _graph_facts(self, info: dict, m: int, n: int) -> tuple[Any, Any, Any]:
+        """Tree, simple, connected: the examples' facts where the statement backs them (a tree in
+        every example of a statement that promises a tree or a connected graph; simple or connected
+        where it says so)."""
         tree = (info["tree"] and (self.promised.get("tree") or self.promised.get("connected"))) or \
-            (self.promised.get("tree") and len(edges) == n - 1)
+            (self.promised.get("tree") and m == n - 1)
         simple = tree or (info["simple"] and self.promised.get("simple"))
         connected = tree or (info["connected"] and self.promised.get("connected"))
-        if not (tree or simple or connected):
-            return
-        if any(not (base <= a < base + n and base <= b < base + n) for a, b in edges):
-            raise _Invalid("graph", "a node outside 1..n")
-        pairs = [tuple(sorted(e)) for e in edges]
-        if simple and (any(a == b for a, b in edges) or len(set(pairs)) != len(pairs)):
-            raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
-        if tree and len(edges) != n - 1:
-            raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
-        if connected:
-            if not graphs.connected(n, edges, base):
-                raise _Invalid("tree" if tree else "graph", "not connected")
+        return tree, simple, connected
 
     def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans]) -> None:
         parsed = self.g.parse_tree(text)
@@ -403,22 +442,22 @@ class StdinValidator:
 class CallValidator:
     """Whether a call's arguments are ones the problem allows: each argument's stated element
     range, size and alphabet, and the relations the Constraints section states among them
-    (:mod:`pipeline.verify.testgen.call_constraints`: ``edges.length == n - 1``, a valid tree); where the
-    statement states nothing, the examples' envelope."""
+    (:mod:`pipeline.verify.testgen.constraints.relations`: ``edges.length == n - 1``, a valid tree); where the
+    statement states nothing, the examples' envelope. All of it read from the problem's
+    :class:`~pipeline.verify.testgen.profile.CallProfile`, as the generators read it."""
 
-    def __init__(self, examples: list[tuple[tuple, dict]], statement: str = "", params: list[str] | None = None) -> None:
-        from pipeline.verify.testgen.envelope import Envelope
-
-        self.bounds = cx.parse_constraints(statement) if statement else []
-        self.envelope = None if self.bounds else Envelope(examples)
-        self.statement = statement or ""
-        self.params = list(params or [])
+    def __init__(self, profile: CallProfile) -> None:
+        examples = profile.examples
+        self.bounds = profile.bounds
+        self.envelope = profile.envelope
+        self.statement = profile.statement
+        self.params = profile.params
         self.rules: dict[int, tuple[Any, Any, str | None]] = {}
         for i, name in enumerate(self.params):
             rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
             if any(rule) and all(self._fits(rule, args[i]) is None for args, _ in examples if i < len(args)):
                 self.rules[i] = rule  # a bound an example breaks is a misreading
-        from pipeline.verify.testgen.call_constraints import relations
+        from pipeline.verify.testgen.constraints.relations import relations
 
         self.relations = [(text, check) for text, check in relations(self.statement, self.params)
                           if all(self._holds(check, args, kwargs) for args, kwargs in examples)]

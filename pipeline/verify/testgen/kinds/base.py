@@ -22,6 +22,7 @@ from evaluator.model import Checker, Limits, Options, Result, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
 from pipeline.verify.testgen import linked, postconditions
+from pipeline.verify.testgen.profile import CallProfile
 
 Made = list[tuple[Any, str]]  # new inputs, each with how it was made
 Answer = tuple[bool, Any, float]  # a program's answer to one input: ended cleanly, the answer, its CPU seconds
@@ -43,9 +44,7 @@ class Candidate:
     expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
     ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
     disagreements: int = 0
-    relations: dict[str, postconditions.Relation] = dataclasses.field(default_factory=dict)  # answers must keep
-    order_free: bool = False  # single-value answers: the same with a dict argument's keys reordered
-    answer_kind: str | None = None  # every example's answer is of this kind (a number, a string, ...)
+    profile: Any = None  # what the examples say: a CallProfile (call-like kinds) or the stdin grammar
     twins: dict[int, tuple[tuple, dict]] = dataclasses.field(default_factory=dict)  # input -> its keys reordered
     twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
     suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
@@ -58,6 +57,11 @@ class Candidate:
     adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
     kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
     killed_by_original: set[str] = dataclasses.field(default_factory=set)
+
+    @property
+    def relations(self) -> dict[str, postconditions.Relation]:
+        """The relations every example's answer keeps, which the references' answers must keep too."""
+        return self.profile.answer_relations if isinstance(self.profile, CallProfile) else {}
 
 
 class Runs:

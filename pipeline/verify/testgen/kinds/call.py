@@ -77,14 +77,14 @@ class CallKind(TestKind):
 
     def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
         from pipeline.verify.testgen.call_inputs import mutate_args
+        from pipeline.verify.testgen.profile import CallProfile
         from pipeline.verify.testgen.validate import CallValidator
 
-        made = mutate_args(cand.examples, n=2 * n, seed=seed, statement=statement, param_names=cand.params)
-        cand.relations, cand.order_free = postconditions.infer(cand.answered), postconditions.single_values(cand.answered)
-        cand.answer_kind = postconditions.answer_kind(cand.answered)
-        cand.validator = CallValidator(cand.examples, statement, cand.params).reason
+        cand.profile = profile = CallProfile.infer(cand.answered, statement, cand.params)
+        cand.validator = CallValidator(profile).reason
+        made = mutate_args(profile, n=2 * n, seed=seed)
         yield [((m[0], m[1]), m[2]) for m in made]
-        more = mutate_args(cand.examples, n=2 * n, seed=seed + 1, statement=statement, param_names=cand.params)
+        more = mutate_args(profile, n=2 * n, seed=seed + 1)
         yield [((m[0], m[1]), m[2]) for m in more]
 
     def small(self, value: Any) -> bool:
@@ -115,7 +115,7 @@ class CallKind(TestKind):
     def twins(self, cand: Candidate) -> dict[int, tuple[tuple, dict]]:
         """Input index -> the input with its dict arguments' keys reordered, where the answer must not
         change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
-        if not cand.order_free:
+        if cand.profile is None or not cand.profile.order_free:
             return {}
         twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
         return {i: twin for i, twin in twins.items() if twin is not None}
@@ -135,9 +135,11 @@ class CallKind(TestKind):
 
     def suspect(self, cand: Candidate, i: int, answer: Any) -> str | None:
         args, kwargs = cand.inputs[i]
-        if postconditions.kind_changed(cand.answer_kind, answer):
+        if cand.profile is None:
+            return None
+        if postconditions.kind_changed(cand.profile.answer_kind, answer):
             return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
-        why = postconditions.broken(cand.relations, args, kwargs, answer)
+        why = postconditions.broken(cand.profile.answer_relations, args, kwargs, answer)
         if why is None and i in cand.twin_answers:
             ok, other = cand.twin_answers[i]
             if not (ok and self.same_answer(None, answer, other)):

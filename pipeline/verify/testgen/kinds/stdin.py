@@ -40,6 +40,7 @@ class StdinKind(TestKind):
         from pipeline.verify.testgen.validate import StdinValidator
 
         grammar, made, cand.note = grammar_inputs(cand.examples, statement, n=n, seed=seed)
+        cand.profile = grammar  # what the examples and the statement say: the generator and the validator read it
         cand.validator = StdinValidator(grammar, statement, cand.examples).reason
         yield made
         if grammar is not None:  # the refused made up for, from the same grammar

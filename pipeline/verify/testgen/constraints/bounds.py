@@ -211,16 +211,14 @@ class _Expr:
     def sum(self) -> Number | None:
         value = self.product()
         while self.peek() in (("op", "+"), ("op", "-")):
-            op = self.take()[1]
-            rhs = self.product()
+            op, rhs = self.take()[1], self.product()
             value = None if value is None or rhs is None else (value + rhs if op == "+" else value - rhs)
         return value
 
     def product(self) -> Number | None:
         value = self.unary()
         while self.peek() in (("op", "*"), ("op", "/")):
-            op = self.take()[1]
-            rhs = self.unary()
+            op, rhs = self.take()[1], self.unary()
             if value is None or rhs is None:
                 value = None
             elif op == "*":
@@ -267,16 +265,11 @@ class _Expr:
         if kind == "name":
             self.symbolic = True
             return None
-        if (kind, text) == ("op", "("):
+        if (kind, text) in (("op", "("), ("op", "|")):  # (x) and |x|
             value = self.sum()
-            if self.take() != ("op", ")"):
+            if self.take() != ("op", ")" if text == "(" else "|"):
                 raise _Fail
-            return value
-        if (kind, text) == ("op", "|"):
-            value = self.sum()
-            if self.take() != ("op", "|"):
-                raise _Fail
-            return None if value is None else abs(value)
+            return value if text == "(" or value is None else abs(value)
         raise _Fail
 
 
@@ -443,9 +436,8 @@ def _int_adjust(value: Number, delta: int) -> Number:
     return value + delta if isinstance(value, int) else value
 
 
-def _chain_bounds(terms: list[_Term], ops: list[str], out: list[Bound], aliases: list[tuple[str, str]]) -> None:
-    """Bounds of the names in one monotone chain (``≤``/``<``/``=`` after orienting)."""
-    # split at ≠ and at direction changes
+def _monotone_pieces(terms: list[_Term], ops: list[str]) -> list[tuple[list[_Term], list[str]]]:
+    """A chain split at ``≠`` and where its direction turns (the turning term in both pieces)."""
     pieces: list[tuple[list[_Term], list[str]]] = []
     cur_t, cur_o, direction = [terms[0]], [], None
     for term, op in zip(terms[1:], ops):
@@ -459,42 +451,49 @@ def _chain_bounds(terms: list[_Term], ops: list[str], out: list[Bound], aliases:
         cur_t.append(term)
         cur_o.append(op)
     pieces.append((cur_t, cur_o))
-    for p_terms, p_ops in pieces:
+    return pieces
+
+
+def _term_bounds(p_terms: list[_Term], p_ops: list[str], i: int) -> tuple[Number | None, Number | None]:
+    """Term ``i``'s numeric ends in an ascending piece (lower: left of it or equal; upper: right or equal); as written where they cross."""
+    lo = hi = None
+    for j, v in enumerate(t.value for t in p_terms):
+        if v is None or j == i:
+            continue
+        between = p_ops[j:i] if j < i else p_ops[i:j]
+        equal = all(o in ("=", "≡") for o in between)
+        if j < i or equal:  # lower bound: from the left, or equal to it
+            cand = _int_adjust(v, 1) if "<" in between else v
+            lo = cand if lo is None else max(lo, cand)
+        if j > i or equal:
+            cand = _int_adjust(v, -1) if "<" in between else v
+            hi = cand if hi is None else min(hi, cand)
+    if lo is not None and hi is not None and lo > hi:
+        return _unadjusted(p_terms, p_ops, i)
+    return lo, hi
+
+
+def _equalities_read(p_terms: list[_Term], p_ops: list[str]) -> bool:
+    """Whether a piece of equalities alone is read: ``==`` always (``n == nums.length``), a single ``=`` only between sizes and numbers."""
+    return not any(o == "=" for o in p_ops) or all(
+        any(re.search(r"(\.length|\.size|length)$", n) for n in t.names) or t.value is not None for t in p_terms)
+
+
+def _chain_bounds(terms: list[_Term], ops: list[str], out: list[Bound], aliases: list[tuple[str, str]]) -> None:
+    """Bounds of the names in one monotone chain (``≤``/``<``/``=`` after orienting)."""
+    for p_terms, p_ops in _monotone_pieces(terms, ops):
         if not p_ops:
             continue
         has_ineq = any(o in _ASC | _DESC for o in p_ops)
         if any(o in _DESC for o in p_ops):
-            p_terms, p_ops = p_terms[::-1], p_ops[::-1]
-            p_ops = [{">": "<", "≥": "≤"}.get(o, o) for o in p_ops]
-        if not has_ineq:
-            # equalities alone: ``n == nums.length``, ``edges[i].length == 2``; a single ``=`` only for sizes
-            if any(o == "=" for o in p_ops) and not all(
-                    any(re.search(r"(\.length|\.size|length)$", n) for n in t.names) or t.value is not None for t in p_terms):
-                continue
+            p_terms, p_ops = p_terms[::-1], [{">": "<", "≥": "≤"}.get(o, o) for o in p_ops[::-1]]
+        if not has_ineq and not _equalities_read(p_terms, p_ops):
+            continue
         for i, term in enumerate(p_terms):
-            if not term.names:
-                continue
-            lo = hi = None
-            for j in range(len(p_terms)):
-                v = p_terms[j].value
-                if v is None or j == i:
-                    continue
-                between = p_ops[j:i] if j < i else p_ops[i:j]
-                equal = all(o in ("=", "≡") for o in between)
-                if j < i or equal:  # lower bound: from the left, or equal to it
-                    cand = _int_adjust(v, 1) if "<" in between else v
-                    lo = cand if lo is None else max(lo, cand)
-                if j > i or equal:
-                    cand = _int_adjust(v, -1) if "<" in between else v
-                    hi = cand if hi is None else min(hi, cand)
-            if lo is not None and hi is not None and lo > hi:
-                lo, hi = _unadjusted(p_terms, p_ops, i)
-            for name in term.names:
-                if lo is not None or hi is not None:
-                    out.append(Bound(name, lo, hi))
-        for a, op, b in zip(p_terms, p_ops, p_terms[1:]):
-            if op in ("≡", "=") and len(a.names) == 1 and len(b.names) == 1:
-                aliases.append((a.names[0], b.names[0]))
+            lo, hi = _term_bounds(p_terms, p_ops, i) if term.names else (None, None)
+            out.extend(Bound(name, lo, hi) for name in term.names if lo is not None or hi is not None)
+        aliases.extend((a.names[0], b.names[0]) for a, op, b in zip(p_terms, p_ops, p_terms[1:])
+                       if op in ("≡", "=") and len(a.names) == 1 and len(b.names) == 1)
 
 
 def _unadjusted(terms: list[_Term], ops: list[str], i: int) -> tuple[Number | None, Number | None]:

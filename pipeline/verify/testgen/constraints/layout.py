@@ -60,7 +60,7 @@ _SUM_BOUND_RE = re.compile(r"(?i)(?:≤|<=|<|does\s+not\s+exceed|doesn't\s+excee
 
 
 def _number_text(text: str) -> int | None:
-    from pipeline.verify.testgen.constraints import parse_constraints
+    from pipeline.verify.testgen.constraints.bounds import parse_constraints
 
     t = text.strip().rstrip(".,;$ ")
     for b in parse_constraints(f"0 ≤ x ≤ {t}"):
@@ -167,7 +167,7 @@ _STRUCTURAL = re.compile(rf"(?i)\blines?\b|{_CASES}")
 
 
 def _clean(text: str) -> str:
-    from pipeline.verify.testgen.constraints import plain_text
+    from pipeline.verify.testgen.constraints.bounds import plain_text
 
     t = plain_text(dedupe_tex(text))
     t = re.sub(r"(?<=\w)\s*…\s*|\s*(?:\.\.\.|…)\s*", " … ", t)
@@ -237,6 +237,9 @@ def _run(names: list[str]) -> tuple[str, str | None] | None:
     return (base, None) if len(firsts) == 1 else None
 
 
+_BINARY = r"(?i)(?:zeroe?s\s+and\s+ones|ones\s+and\s+zeroe?s|binary\s+(?:strings?|digits?|numbers?))"
+
+
 def _fields(what: str) -> list[Field] | None:
     """The fields of a line from what it holds; None where the phrase is not understood."""
     w = _what(what)
@@ -245,19 +248,42 @@ def _fields(what: str) -> list[Field] | None:
     binary = re.search(r"(?i)zeroe?s\s+and\s+ones|ones\s+and\s+zeroe?s|binary", w)
     m = _COUNT_RE.match(w) or re.match(r"(?i)(?P<cnt>)(?=(?:string|word|integer|number|real|binary|sequence|permutation)s?\b)", w)
     if m is None:
-        m2 = re.fullmatch(rf"(?i)(?P<names>{_NAME}(?:\s*(?:,|and)\s*{_NAME}){{0,9}})", w)  # "n and m" (kinds unsaid)
-        if m2:
-            names = _names(m2.group("names")) or []
-            return [Field(n, "any") for n in names] if names else None
+        return _bare_names(w)
+    cnt = m.group("cnt") or "1"
+    phrase = _phrase(w[m.end():])
+    if phrase is None:
         return None
-    cnt, rest = m.group("cnt") or "1", w[m.end():]
-    for _ in range(6):  # adjectives: known ones, or up to two plain words before a kind ("the initial string s")
-        a = re.match(rf"(?i){_ADJ}", rest)
-        if a is None and not _KNOWN_KIND.match(rest):
-            a = re.match(r"[a-z]{3,}\s+(?=(?:[a-z]{3,}\s+)?(?:strings?|integers?|numbers?|words?)\b)", rest)
-        if a is None:
-            break
-        rest = rest[a.end():]
+    kind_text, names_text, length = phrase
+    kind = _kind_of(kind_text, binary)
+    if kind is None:
+        return None
+    count = _count(cnt)
+    if count is None:
+        return None
+    names = _names(names_text) if names_text else []
+    if names is None:
+        return None
+    alphabet = "01" if binary else None
+    if kind == "chars":
+        return _char_fields(count, names, alphabet)
+    if kind == "str":
+        return _string_fields(count, names, length, alphabet)
+    return _value_fields(kind, count, names)
+
+
+def _bare_names(w: str) -> list[Field] | None:
+    """``n and m``: names whose kinds the phrase leaves unsaid."""
+    m2 = re.fullmatch(rf"(?i)(?P<names>{_NAME}(?:\s*(?:,|and)\s*{_NAME}){{0,9}})", w)
+    if m2:
+        names = _names(m2.group("names")) or []
+        return [Field(n, "any") for n in names] if names else None
+    return None
+
+
+def _phrase(rest: str) -> tuple[str, str | None, str | None] | None:
+    """What follows a line's count: the kind's words, the names (None: none), a stated length;
+    None where it is not understood."""
+    rest = _skip_adjectives(rest)
     k = _KNOWN_KIND.match(rest)
     if k is None:
         return None
@@ -268,33 +294,51 @@ def _fields(what: str) -> list[Field] | None:
         length, rest = ln.group(1), rest[:ln.start()]
     if rest and _names(rest) is None:
         return None
-    m = {"cnt": cnt, "kind": kind_text, "names": rest or None, "len": length}
+    return kind_text, rest or None, length
+
+
+def _skip_adjectives(rest: str) -> str:
+    """The phrase past its adjectives: known ones, or up to two plain words before a kind ("the initial string s")."""
+    for _ in range(6):
+        a = re.match(rf"(?i){_ADJ}", rest)
+        if a is None and not _KNOWN_KIND.match(rest):
+            a = re.match(r"[a-z]{3,}\s+(?=(?:[a-z]{3,}\s+)?(?:strings?|integers?|numbers?|words?)\b)", rest)
+        if a is None:
+            break
+        rest = rest[a.end():]
+    return rest
+
+
+def _kind_of(kind_text: str, binary: re.Match | None) -> str | None:
+    """A field's kind from the words that name it ("zeroes and ones" in a binary phrase: characters)."""
     kind = next((k for rx, k in _KINDS if re.fullmatch(rx, kind_text)), None)
-    if binary and re.fullmatch(r"(?i)(?:zeroe?s\s+and\s+ones|ones\s+and\s+zeroe?s|binary\s+(?:strings?|digits?|numbers?))", kind_text):
+    if binary and re.fullmatch(_BINARY, kind_text):
         kind = "chars" if not re.search("string|number", kind_text) else "str"
     elif kind_text in ("binary string", "binary strings"):
         kind = "str"
-    if kind is None:
-        return None
-    count = _count(cnt)
-    if count is None:
-        return None
-    names = _names(m["names"]) if m["names"] else []
-    if names is None:
-        return None
-    alphabet = "01" if binary else None
-    if kind == "chars":
-        name = names[0] if len(names) == 1 else None
-        return [Field(name, "str", length=count if count != "1" else None, alphabet=alphabet) if count != "1" else
-                Field(name, "chars", count="1", alphabet=alphabet)]
-    if kind == "str":
-        if count == "1":
-            return [Field(names[0] if names else None, "str", length=re.sub(r"\s+", "", length) if length else None,
-                          alphabet=alphabet)]
-        if names and len(names) == int(count) if count.isdigit() else False:
-            return [Field(n, "str") for n in names]
-        run = _run(names) if names else None
-        return [Field(run[0] if run else None, "str", count=count)] if (not names or run) else None
+    return kind
+
+
+def _char_fields(count: str, names: list[str], alphabet: str | None) -> list[Field]:
+    """``count`` characters: one string of that length, or a single character."""
+    name = names[0] if len(names) == 1 else None
+    return [Field(name, "str", length=count if count != "1" else None, alphabet=alphabet) if count != "1" else
+            Field(name, "chars", count="1", alphabet=alphabet)]
+
+
+def _string_fields(count: str, names: list[str], length: str | None, alphabet: str | None) -> list[Field] | None:
+    """One string (of a stated length), one per name, or a run of ``count``."""
+    if count == "1":
+        return [Field(names[0] if names else None, "str", length=re.sub(r"\s+", "", length) if length else None,
+                      alphabet=alphabet)]
+    if names and len(names) == int(count) if count.isdigit() else False:
+        return [Field(n, "str") for n in names]
+    run = _run(names) if names else None
+    return [Field(run[0] if run else None, "str", count=count)] if (not names or run) else None
+
+
+def _value_fields(kind: str, count: str, names: list[str]) -> list[Field] | None:
+    """Numbers: a few, one field each (or one run ``a_1 … a_k``), else one run of ``count``."""
     if count.isdigit() and int(count) <= 10:
         k = int(count)
         if not names:
@@ -323,71 +367,112 @@ def _read(statement: str) -> Layout:
     section = input_section(statement)
     if section is statement or not section.strip():
         return Layout()
-    sents = _sentences(_clean(section))
-    top: list = []
-    scope = top  # where lines go: the top, or the test-case block
-    ordinal = {id(top): 0}
-    case_block: Block | None = None
-    i = 0
-    while i < len(sents):
-        s = sents[i]
-        i += 1
+    reader = _Reader(_sentences(_clean(section)))
+    while reader.i < len(reader.sents):
+        s = reader.sents[reader.i]
+        reader.i += 1
+        if not reader.step(s):
+            return _stop(reader.top, reader.case_block)
+    return reader.finish()
+
+
+# a sentence that speaks of lines or test cases without describing one ("it is guaranteed", "the sum of")
+_ASIDE = re.compile(r"(?i)^(?:it\s+is\s+guaranteed|note|all\s|the\s+sum|there\s+(?:is|are)|"
+                    r"each\s+\w+\s+(?:is|are)\b|(?:the\s+)?\w+\s+(?:is|are)\s+(?:numbered|given))")
+
+
+class _Reader:
+    """The section's sentences read in order: where lines go (the top, or the test-case block), and
+    how many lines each of those holds so far (keyed by the list's id)."""
+
+    def __init__(self, sents: list[str]) -> None:
+        self.sents = sents
+        self.i = 0  # the next sentence
+        self.top: list = []
+        self.scope = self.top
+        self.ordinal = {id(self.top): 0}
+        self.case_block: Block | None = None
+
+    def step(self, s: str) -> bool:
+        """Read one sentence; False where the reading stops at it."""
+        for form in (self._line, self._only, self._repeated, self._cases):
+            done = form(s)
+            if done is not None:
+                return done
+        return not _STRUCTURAL.search(s) or bool(_ASIDE.match(s))
+
+    def _open_cases(self) -> bool:
+        """Start the test-case block (False: no single count read before it)."""
+        count = _case_count(self.top)
+        if count is None:
+            return False
+        self.case_block = Block(count, [], cases=True)
+        self.top.append(self.case_block)
+        self.ordinal[id(self.case_block.body)] = 0
+        return True
+
+    def _line(self, s: str) -> bool | None:
+        """A line by its place: "The first line (of each test case) contains ..."."""
         m = _LINE_RE.match(s)
-        if m:
-            in_case = bool(re.search(_CASES, m.group("of") or "", re.I))
-            if in_case:
-                if case_block is None:
-                    count = _case_count(top)
-                    if count is None:
-                        return _stop(top, case_block)
-                    case_block = Block(count, [], cases=True)
-                    top.append(case_block)
-                    ordinal[id(case_block.body)] = 0
-                scope = case_block.body
-            fields = _fields(m.group("what"))
-            word = m.group("ord").lower()
-            if fields is None or (word in _ORDINALS and _ORDINALS[word] != ordinal[id(scope)] + 1):
-                return _stop(top, case_block)
-            scope.append(fields)
-            ordinal[id(scope)] += 1
-            continue
+        if not m:
+            return None
+        if re.search(_CASES, m.group("of") or "", re.I):
+            if self.case_block is None and not self._open_cases():
+                return False
+            self.scope = self.case_block.body
+        fields = _fields(m.group("what"))
+        word = m.group("ord").lower()
+        if fields is None or (word in _ORDINALS and _ORDINALS[word] != self.ordinal[id(self.scope)] + 1):
+            return False
+        self.scope.append(fields)
+        self.ordinal[id(self.scope)] += 1
+        return True
+
+    def _only(self, s: str) -> bool | None:
+        """The only line, where none is read yet: "The input contains ..."."""
         m = _ONLY_RE.match(s)
-        if m and not top:
-            fields = _fields(m.group("what"))
-            if fields is None:
-                return _stop(top, case_block)
-            top.append(fields)
-            ordinal[id(top)] = 1
-            continue
+        if not (m and not self.top):
+            return None
+        fields = _fields(m.group("what"))
+        if fields is None:
+            return False
+        self.top.append(fields)
+        self.ordinal[id(self.top)] = 1
+        return True
+
+    def _repeated(self, s: str) -> bool | None:
+        """Repeated lines: "Each of the next m lines contains ...", or "m lines follow." and the next
+        sentence says what each holds."""
         m = _EACH_RE.match(s) or _THEN_FOLLOW_RE.match(s) or _FOLLOW_RE.match(s)
-        if m:
-            what = m.groupdict().get("what")
-            if not what and i < len(sents) and _EACH_LINE_RE.match(sents[i]):
-                what = _EACH_LINE_RE.match(sents[i]).group("what")
-                i += 1
-            fields = _fields(what) if what else None
-            count = _count(m.group("cnt"))
-            if fields is None or count is None:
-                return _stop(top, case_block)
-            scope.append(Block(count, [fields]))
-            ordinal[id(scope)] += 1
-            continue
-        if _CASE_OPEN_RE.search(s) and case_block is None and top:
-            count = _case_count(top)
-            if count is None:
-                return _stop(top, case_block)
-            case_block = Block(count, [], cases=True)
-            top.append(case_block)
-            ordinal[id(case_block.body)] = 0
-            scope = case_block.body
-            continue
-        if _STRUCTURAL.search(s) and not re.match(r"(?i)^(?:it\s+is\s+guaranteed|note|all\s|the\s+sum|there\s+(?:is|are)|"
-                                                   r"each\s+\w+\s+(?:is|are)\b|(?:the\s+)?\w+\s+(?:is|are)\s+(?:numbered|given))", s):
-            return _stop(top, case_block)
-    if case_block is not None and not case_block.body:
-        top.remove(case_block)
-        return Layout(top)
-    return Layout(top, complete=bool(top))
+        if not m:
+            return None
+        what = m.groupdict().get("what")
+        if not what and self.i < len(self.sents) and _EACH_LINE_RE.match(self.sents[self.i]):
+            what = _EACH_LINE_RE.match(self.sents[self.i]).group("what")
+            self.i += 1
+        fields = _fields(what) if what else None
+        count = _count(m.group("cnt"))
+        if fields is None or count is None:
+            return False
+        self.scope.append(Block(count, [fields]))
+        self.ordinal[id(self.scope)] += 1
+        return True
+
+    def _cases(self, s: str) -> bool | None:
+        """The test-case block opens: "Each test case consists of ..."."""
+        if not (_CASE_OPEN_RE.search(s) and self.case_block is None and self.top):
+            return None
+        if not self._open_cases():
+            return False
+        self.scope = self.case_block.body
+        return True
+
+    def finish(self) -> Layout:
+        """Every sentence read: the layout is complete (a test-case block with no line is left out)."""
+        if self.case_block is not None and not self.case_block.body:
+            self.top.remove(self.case_block)
+            return Layout(self.top)
+        return Layout(self.top, complete=bool(self.top))
 
 
 def _stop(top: list, case_block: Block | None) -> Layout:
@@ -492,48 +577,65 @@ def walk(layout: Layout, rows: list[list[str]]) -> Read:
 def _walk(items: list, rows: list[list[str]], pos: int, env: dict, read: Read, case: int) -> int:
     for item in items:
         if isinstance(item, Block):
-            k = evaluate(item.count, env)
-            if k is None:
-                raise _Stop
-            if k < 0:
-                raise Invalid("count")
-            for _ in range(k):
-                if item.cases:
-                    read.cases += 1
-                pos = _walk(item.body, rows, pos, dict(env), read, read.cases if item.cases else case)
-                if item.partial:
-                    raise _Stop  # what follows the known lines of a test case is not known
-            continue
-        counts = []
-        for f in item:
-            k = 1 if f.count is None else evaluate(f.count, env)
-            if k is None:
-                raise _Stop
-            counts.append(k)
-        if pos >= len(rows):
-            if all(f.count is not None for f in item) and not any(counts):
-                continue  # an empty list at the very end, its line left out
-            raise Invalid("line_count")
-        toks = rows[pos]
-        j = 0
-        for f, k in zip(item, counts):
-            taken = toks[j:j + k]
-            if len(taken) != k:
-                raise Invalid("line_tokens")
-            if (f.kind == "int" and not all(map(_INT.fullmatch, taken))) or (
-                    f.kind in ("float", "num") and not all(map(_NUM.fullmatch, taken))):
-                raise Invalid("token_kind")
-            length = evaluate(f.length, env) if f.length else None
-            if f.length and length is None:
-                raise _Stop
-            read.tokens.append((f, taken, case, (pos, j), length))
-            if f.name and f.count is None and len(taken[0]) <= 18 and _INT.fullmatch(taken[0]):
-                env[f.name] = int(taken[0])
-            j += k
-        if j != len(toks):
-            raise Invalid("line_tokens")
-        pos += 1
+            pos = _walk_block(item, rows, pos, env, read, case)
+        else:
+            pos = _walk_line(item, rows, pos, env, read, case)
     return pos
+
+
+def _walk_block(item: Block, rows: list[list[str]], pos: int, env: dict, read: Read, case: int) -> int:
+    """The block's lines, as many times as its count says (each time a test case of its own, for cases)."""
+    k = evaluate(item.count, env)
+    if k is None:
+        raise _Stop
+    if k < 0:
+        raise Invalid("count")
+    for _ in range(k):
+        if item.cases:
+            read.cases += 1
+        pos = _walk(item.body, rows, pos, dict(env), read, read.cases if item.cases else case)
+        if item.partial:
+            raise _Stop  # what follows the known lines of a test case is not known
+    return pos
+
+
+def _walk_line(item: list, rows: list[list[str]], pos: int, env: dict, read: Read, case: int) -> int:
+    """One line's fields read from row ``pos``; the row after it."""
+    counts = _counts(item, env)
+    if pos >= len(rows):
+        if all(f.count is not None for f in item) and not any(counts):
+            return pos  # an empty list at the very end, its line left out
+        raise Invalid("line_count")
+    toks = rows[pos]
+    j = 0
+    for f, k in zip(item, counts):
+        taken = toks[j:j + k]
+        if len(taken) != k:
+            raise Invalid("line_tokens")
+        if (f.kind == "int" and not all(map(_INT.fullmatch, taken))) or (
+                f.kind in ("float", "num") and not all(map(_NUM.fullmatch, taken))):
+            raise Invalid("token_kind")
+        length = evaluate(f.length, env) if f.length else None
+        if f.length and length is None:
+            raise _Stop
+        read.tokens.append((f, taken, case, (pos, j), length))
+        if f.name and f.count is None and len(taken[0]) <= 18 and _INT.fullmatch(taken[0]):
+            env[f.name] = int(taken[0])
+        j += k
+    if j != len(toks):
+        raise Invalid("line_tokens")
+    return pos + 1
+
+
+def _counts(item: list, env: dict) -> list[int]:
+    """How many tokens each field of a line takes (raises :class:`_Stop` where a count is unknown)."""
+    counts = []
+    for f in item:
+        k = 1 if f.count is None else evaluate(f.count, env)
+        if k is None:
+            raise _Stop
+        counts.append(k)
+    return counts
 
 
 # ----------------------------------------------------------------------------- guarantees

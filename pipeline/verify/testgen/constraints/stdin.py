@@ -1,6 +1,6 @@
 """What a problem's statement says about an inferred stdin grammar.
 
-The statement's constraints (:mod:`pipeline.verify.testgen.constraints`) are mapped to the grammar's
+The statement's constraints (:mod:`pipeline.verify.testgen.constraints.bounds`) are mapped to the grammar's
 variables by the names the Input section gives each line's tokens where its layout reads the
 examples, else in the order the section names them; strings get the alphabet the statement
 states; and the Input section's counts ("n lines", "n - 1 edges", "n integers", five named
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.verify.testgen.input_section import dedupe_tex as _dedupe_tex
-from pipeline.verify.testgen.input_section import input_section as _input_section
+from pipeline.verify.testgen.constraints.layout import dedupe_tex as _dedupe_tex
+from pipeline.verify.testgen.constraints.layout import input_section as _input_section
 from pipeline.verify.testgen.stdin_grammar import Grammar, Repeat, Scalar
 
 __all__ = ["count_hints", "layout_names", "stated_alphabet", "stated_bounds"]
@@ -22,9 +22,9 @@ _INDEXED = re.compile(r"^([A-Za-z]+)(?:_?\[?(?:i|j|k|1|2|n|m|\d)\]?|_[A-Za-z0-9]
 
 
 def _constraints():
-    """:mod:`pipeline.verify.testgen.constraints`, or None: without it ranges come from the examples alone."""
+    """:mod:`pipeline.verify.testgen.constraints.bounds`, or None: without it ranges come from the examples alone."""
     try:
-        from pipeline.verify.testgen import constraints
+        from pipeline.verify.testgen.constraints import bounds as constraints
     except (ImportError, SyntaxError):
         return None
     return constraints
@@ -67,7 +67,7 @@ def _mention(section: str, name: str, indexed: str | None) -> int:
 def layout_names(g: Grammar, statement: str) -> dict[int, tuple[str, bool, str]]:
     """Scalar id -> (the name the statement's Input section gives its tokens, a run of them, the
     kind it says), where the section's layout reads every example and gives the scalar one name throughout."""
-    from pipeline.verify.testgen.input_section import Invalid, read_layout, rows_of, walk
+    from pipeline.verify.testgen.constraints.layout import Invalid, read_layout, rows_of, walk
 
     layout = read_layout(statement)
     if not layout.items:
@@ -157,7 +157,7 @@ def count_hints(statement: str) -> dict[str, object]:
     """What the input section says about counts: ``n lines`` (a variable number of lines), ``n - 1
     lines`` (one fewer), ``n integers`` (a variable number of values); ``widths``: how many tokens
     the lines have whose tokens it names one by one ("five integers n, l, r, Q_l, Q_r")."""
-    from pipeline.verify.testgen.input_section import read_layout
+    from pipeline.verify.testgen.constraints.layout import read_layout
 
     widths = {len(item) for item in read_layout(statement or "").items
               if isinstance(item, list) and len(item) >= 5 and all(f.name and f.count is None for f in item)}

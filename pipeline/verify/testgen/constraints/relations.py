@@ -153,13 +153,17 @@ def _tree(name: str, n_name: str | None) -> Check:
     return holds
 
 
-def _sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
-    """A guarantee written in words: at least one 'c', distinct, a tree, an even length, a fixed
-    character, a sum, primes, a matrix's diagonal and antisymmetry; None where the line is none of these."""
+def _at_least_one(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"s contains at least one '1'"."""
     m = re.search(r"\b([A-Za-z_]\w*) contains at least one ['\"](.)['\"]", line)
     if m and m.group(1) in params:
         name, ch = m.group(1), m.group(2)
         return lambda args: not isinstance(args.get(name), str) or ch in args[name]
+    return None
+
+
+def _distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"nums contains distinct integers", "all the values of nums are unique"."""
     m = re.search(r"(?i)\b([A-Za-z_]\w*) (?:contains|consists of) (?:only )?(?:pairwise )?distinct\b|"
                   r"\b(?:all|the) (?:the )?(?:values|elements|integers|numbers) (?:of|in) ([A-Za-z_]\w*) are (?:unique|distinct)\b|"
                   r"\b([A-Za-z_]\w*) (?:are|is) (?:pairwise )?(?:distinct|unique)\b", line)
@@ -167,55 +171,110 @@ def _sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
         name = next(g for g in m.groups() if g)
         if name in params:
             return lambda args: not isinstance(args.get(name), list) or len({repr(v) for v in args[name]}) == len(args[name])
+    return None
+
+
+def _tree_sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"the input is generated such that edges represent a valid tree"."""
     if re.search(r"(?i)\btree\b", line) and re.search(r"(?i)generated such that|represents?|\bis a (?:valid )?tree|would be a tree", line):
         named = [p for p in params if re.search(rf"\b{re.escape(p)}\b", line)] or [p for p in params if p == "edges"]
         if len(named) == 1:
             return _tree(named[0], "n" if "n" in params else None)
-    m = re.fullmatch(r"(?i)(?:the )?(?:length of )?([A-Za-z_]\w*(?:\.length)?) (?:is|has an?) (even|odd)(?: length)?\.?", line)
-    if m and terms.known(m.group(1)):
-        term, parity = m.group(1), 0 if m.group(2).lower() == "even" else 1
+    return None
 
-        def parity_holds(args: dict[str, Any]) -> bool:
-            value = terms.values(term, args)[0]
-            value = len(value) if isinstance(value, (str, list)) else value
-            return not isinstance(value, int) or value % 2 == parity
-        return parity_holds
+
+def _parity(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"the length of s is even", "n is odd"."""
+    m = re.fullmatch(r"(?i)(?:the )?(?:length of )?([A-Za-z_]\w*(?:\.length)?) (?:is|has an?) (even|odd)(?: length)?\.?", line)
+    if not (m and terms.known(m.group(1))):
+        return None
+    term, parity = m.group(1), 0 if m.group(2).lower() == "even" else 1
+
+    def parity_holds(args: dict[str, Any]) -> bool:
+        value = terms.values(term, args)[0]
+        value = len(value) if isinstance(value, (str, list)) else value
+        return not isinstance(value, int) or value % 2 == parity
+    return parity_holds
+
+
+def _fixed_char(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"s[0] is '0'"."""
     m = re.search(r"\b([A-Za-z_]\w*)\[(\d+)\] is (?:equal to )?(?:the character )?['\"](.)['\"]", line)
     if m and m.group(1) in params:
         name, k, ch = m.group(1), int(m.group(2)), m.group(3)
         return lambda args: not isinstance(args.get(name), str) or (len(args[name]) > k and args[name][k] == ch)
+    return None
+
+
+def _sum(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"the sum of nums is divisible by k", "... is equal to target"."""
     m = re.search(r"(?i)\bsum of (?:all )?(?:the )?(?:elements of |values of |values in )?([A-Za-z_]\w*) is (divisible by|equal to) "
                   r"([A-Za-z_]\w*|\d{1,2})\b", line)
-    if m and m.group(1) in params and (m.group(3).isdigit() or terms.known(m.group(3))):
-        name, how, other = m.group(1), m.group(2).lower(), m.group(3)
+    if not (m and m.group(1) in params and (m.group(3).isdigit() or terms.known(m.group(3)))):
+        return None
+    name, how, other = m.group(1), m.group(2).lower(), m.group(3)
 
-        def sum_holds(args: dict[str, Any]) -> bool:
-            total, by = sum(_flat(args.get(name))), terms.values(other, args)[0]
-            return total % by == 0 if how.startswith("divisible") else total == by
-        return sum_holds
+    def sum_holds(args: dict[str, Any]) -> bool:
+        total, by = sum(_flat(args.get(name))), terms.values(other, args)[0]
+        return total % by == 0 if how.startswith("divisible") else total == by
+    return sum_holds
+
+
+def _primes(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"p and q are prime numbers", "n is a prime"."""
     m = re.fullmatch(r"(?i)([A-Za-z_]\w*)(?:,? and |, )([A-Za-z_]\w*) are prime(?: numbers)?\.?|([A-Za-z_]\w*) is (?:a )?prime(?: number)?\.?", line)
     if m:
         names = [g for g in m.groups() if g]
         if names and all(n in params for n in names):
             return lambda args: all(_prime(args.get(n)) for n in names)
-    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[i\] (?:is|==) (\d{1,2})\b", line)  # "For all i grid[i][i] is 0."
+    return None
+
+
+def _diagonal(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"For all i grid[i][i] is 0."."""
+    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[i\] (?:is|==) (\d{1,2})\b", line)
     if m and m.group(1) in params:
         name, value = m.group(1), int(m.group(2))
         return lambda args: not _matrix(args.get(name)) or all(len(r) <= i or r[i] == value for i, r in enumerate(args[name]))
-    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[j\] (?:!=|≠) \1\[j\]\[i\]", line)  # "... that i != j, grid[i][j] != grid[j][i]."
-    if m and m.group(1) in params and re.search(r"\bi (?:!=|≠) j\b", line):
-        name = m.group(1)
+    return None
 
-        def antisymmetric(args: dict[str, Any]) -> bool:
-            grid = args.get(name)
-            if not _matrix(grid) or any(len(r) != len(grid) for r in grid):
-                return True  # not square: the size checks' business
-            return all(grid[i][j] != grid[j][i] for i in range(len(grid)) for j in range(i + 1, len(grid)))
-        return antisymmetric
+
+def _antisymmetric(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"... that i != j, grid[i][j] != grid[j][i]."."""
+    m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[j\] (?:!=|≠) \1\[j\]\[i\]", line)
+    if not (m and m.group(1) in params and re.search(r"\bi (?:!=|≠) j\b", line)):
+        return None
+    name = m.group(1)
+
+    def antisymmetric(args: dict[str, Any]) -> bool:
+        grid = args.get(name)
+        if not _matrix(grid) or any(len(r) != len(grid) for r in grid):
+            return True  # not square: the size checks' business
+        return all(grid[i][j] != grid[j][i] for i in range(len(grid)) for j in range(i + 1, len(grid)))
+    return antisymmetric
+
+
+def _two_distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"two distinct cities a and b"."""
     m = re.search(r"(?i)\btwo distinct [\w ]{0,20}?\b([A-Za-z_]\w*) and ([A-Za-z_]\w*)\b", line)
     if m and m.group(1) in params and m.group(2) in params:
         a, b = m.group(1), m.group(2)
         return lambda args: args.get(a) != args.get(b)
+    return None
+
+
+# the guarantees in words, tried in this order (the first that reads the line wins)
+_SENTENCES = (_at_least_one, _distinct, _tree_sentence, _parity, _fixed_char, _sum, _primes, _diagonal,
+              _antisymmetric, _two_distinct)
+
+
+def _sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """A guarantee written in words: at least one 'c', distinct, a tree, an even length, a fixed
+    character, a sum, primes, a matrix's diagonal and antisymmetry; None where the line is none of these."""
+    for reader in _SENTENCES:
+        check = reader(line, params, terms)
+        if check is not None:
+            return check
     return None
 
 

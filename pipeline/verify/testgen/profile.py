@@ -1,0 +1,81 @@
+"""One profile of a problem's example calls, inferred once and read alike by what makes new
+inputs and by what filters them.
+
+Why: generation makes inputs (:mod:`call_inputs`), the validator refuses those the problem rules
+out (:class:`~pipeline.verify.testgen.validate.CallValidator`), and the oracle's answer checks
+drop answers a lone reference should not be trusted on (:mod:`postconditions`). Each used to read
+the statement and the examples on its own; now each reads this profile:
+
+- the statement's bounds (:func:`constraints.parse_constraints`), parsed once: the generators keep
+  to them, the validator refuses what breaks them;
+- the envelope every example keeps (:class:`envelope.Envelope`), where the statement states no
+  bound: the validator's rule (the generators keep to the examples' shapes, :mod:`call_shapes`);
+- the relations every example's answer keeps (:func:`postconditions.infer`), whether answers
+  are single values (then the same with a dict argument's keys reordered), and the one kind every
+  answer has.
+
+Values are typed by one table, :func:`kind_of`, which the shapes, the envelope and the answer
+checks share. A ``stdin`` problem's profile is its inferred grammar (:mod:`stdin_inputs`), read the
+same way by the grammar's generator and by :class:`~pipeline.verify.testgen.validate.StdinValidator`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.verify.testgen import postconditions
+from pipeline.verify.testgen.call_shapes import kind_of
+from pipeline.verify.testgen.constraints.bounds import Bound, parse_constraints
+from pipeline.verify.testgen.envelope import Envelope
+
+__all__ = ["CallProfile", "calls", "kind_of"]
+
+
+def calls(examples: Any) -> list[tuple[tuple, dict]]:
+    """The example calls that read as ``(positional args, keyword args)``; the rest are skipped."""
+    out = []
+    for ex in examples if isinstance(examples, (list, tuple)) else []:
+        try:
+            args, kwargs = ex
+            args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
+            kwargs = dict(kwargs or {})
+        except (TypeError, ValueError):
+            continue
+        out.append((args, kwargs))
+    return out
+
+
+@dataclass(frozen=True)
+class CallProfile:
+    """What a problem's example calls (and the statement) say a new call and its answer must keep."""
+
+    examples: list[tuple[tuple, dict]]  # the examples' arguments
+    params: list[str]  # the entry point's parameter names, in order
+    statement: str
+    bounds: list[Bound]  # every bound the statement states
+    envelope: Envelope | None  # what every example shares, where the statement states no bound
+    answer_relations: dict[str, postconditions.Relation]
+    order_free: bool  # single-value answers: the same with a dict argument's keys reordered
+    answer_kind: str | None  # every example's answer is of this kind (a number, a string, ...)
+
+    @classmethod
+    def infer(cls, answered: list[tuple[tuple, dict, Any]], statement: str = "",
+              params: list[str] | None = None) -> CallProfile:
+        """The profile of the examples ``(args, kwargs, answer)`` (an answer that does not read: None)."""
+        profile = cls.of_inputs([(a, k) for a, k, _ in answered], statement, params)
+        return dataclasses.replace(profile, answer_relations=postconditions.infer(answered),
+                                   order_free=postconditions.single_values(answered),
+                                   answer_kind=postconditions.answer_kind(answered))
+
+    @classmethod
+    def of_inputs(cls, examples: list[tuple[tuple, dict]], statement: str = "",
+                  params: list[str] | None = None) -> CallProfile:
+        """The profile of example inputs whose answers are not known: nothing is said of answers."""
+        examples = calls(examples)
+        statement = statement if isinstance(statement, str) else ""
+        bounds = parse_constraints(statement) if statement else []
+        return cls(examples=examples, params=list(params or []), statement=statement, bounds=bounds,
+                   envelope=None if bounds else Envelope(examples), answer_relations={}, order_free=False,
+                   answer_kind=None)
