@@ -21,14 +21,13 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections import Counter
 from typing import Any, Callable
 
 from pipeline.verify.testgen.call_mutation import Mutator
 from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
 from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
-from pipeline.verify.testgen.profile import CallProfile
+from pipeline.verify.testgen.profile import CallProfile, argument
 
 __all__ = ["mutate_args"]
 
@@ -122,26 +121,18 @@ class _Generator:
         self.examples = profile.examples
         self.seen: set[str] = {self._key(a, k) for a, k in self.examples}
         self.largest = max((sum(_size(v) for v in a) + sum(_size(v) for v in k.values()) for a, k in self.examples), default=0)
-        sig = Counter((len(a), tuple(sorted(k))) for a, k in self.examples)
-        self.templates: list[tuple[tuple, dict]] = []
+        self.templates = profile.templates
         self.positions: list[Position] = []
-        if not sig:
+        if not self.templates:
             return
-        (n_pos, kw_keys), _ = max(sig.items(), key=lambda item: (item[1], -item[0][0]))
-        self.templates = [(a, k) for a, k in self.examples if len(a) == n_pos and tuple(sorted(k)) == kw_keys]
-        first_kw = list(self.templates[0][1])
-        bounds = profile.bounds
+        if profile.shapes is None:
+            raise ValueError("the examples' argument shapes did not read")
         names = profile.params
-        keys: list[int | str] = list(range(n_pos)) + first_kw
-        for key in keys:
+        for key, shape in zip(profile.keys, profile.shapes):
             name = (names[key] if key < len(names) else None) if isinstance(key, int) else key
-            values = [self._get(t, key) for t in self.templates]
-            self.positions.append(Position(key, name, values, bounds, self.statement))
+            values = [argument(t, key) for t in self.templates]
+            self.positions.append(Position(key, name, values, shape, profile.bounds, self.statement))
         self._relations()
-
-    @staticmethod
-    def _get(example: tuple[tuple, dict], key: int | str) -> Any:
-        return example[0][key] if isinstance(key, int) else example[1][key]
 
     def _key(self, args: tuple, kwargs: dict) -> str:
         return _canon((tuple(args), kwargs))
@@ -262,7 +253,7 @@ class _Generator:
 
     def _base(self, pool: list[tuple[tuple, dict]] | None = None) -> list[Any]:
         t = self.rng.choice(pool or self.templates)
-        return [copy.deepcopy(self._get(t, p.key)) for p in self.positions]
+        return [copy.deepcopy(argument(t, p.key)) for p in self.positions]
 
     def mutation(self, pool: list[tuple[tuple, dict]]) -> tuple[tuple, dict, str] | None:
         rng = self.rng
@@ -396,7 +387,7 @@ class _Generator:
         out: list[tuple[list[Any], set[int], str]] = []
         for i, p in enumerate(self.positions):
             for t in self.templates:
-                self._boundaries_at(i, p, [copy.deepcopy(self._get(t, q.key)) for q in self.positions], out)
+                self._boundaries_at(i, p, [copy.deepcopy(argument(t, q.key)) for q in self.positions], out)
         return out
 
     def _boundaries_at(self, i: int, p: Position, base: list[Any], out: list[tuple[list[Any], set[int], str]]) -> None:

@@ -17,7 +17,7 @@ import random
 import re
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, infer, leaf_numbers, restore
+from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, leaf_numbers, restore
 from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
 from pipeline.verify.testgen.constraints.bounds import Bound, alphabet, size_bound, value_bound
 from pipeline.verify.testgen.constraints.words import says
@@ -61,9 +61,9 @@ def _bst_lists(lists: list[Any], lower: str) -> bool:
 class Position:
     """How to make new values for one argument: its shape, bounds and generators."""
 
-    def __init__(self, key: int | str, name: str | None, values: list[Any], bounds: list[Bound], statement: str):
-        self.key, self.name, self.values = key, name, values
-        self.shape = infer(values, hints=(statement or "").lower())
+    def __init__(self, key: int | str, name: str | None, values: list[Any], shape: Shape, bounds: list[Bound],
+                 statement: str):
+        self.key, self.name, self.values, self.shape = key, name, values, shape
         self.tree = False
         self.bst = False
         self.size_lo: int | None = None

@@ -22,11 +22,13 @@ same way by the grammar's generator and by :class:`~pipeline.verify.testgen.vali
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from pipeline.verify.testgen import postconditions
-from pipeline.verify.testgen.call_shapes import kind_of
+from pipeline.verify.testgen.call_shapes import Shape, kind_of
+from pipeline.verify.testgen.call_shapes import infer as infer_shape
 from pipeline.verify.testgen.constraints.bounds import Bound, parse_constraints
 from pipeline.verify.testgen.envelope import Envelope
 
@@ -59,6 +61,9 @@ class CallProfile:
     answer_relations: dict[str, postconditions.Relation]
     order_free: bool  # single-value answers: the same with a dict argument's keys reordered
     answer_kind: str | None  # every example's answer is of this kind (a number, a string, ...)
+    templates: list[tuple[tuple, dict]] = dataclasses.field(default_factory=list)  # the examples of the usual call form
+    keys: list[int | str] = dataclasses.field(default_factory=list)  # its arguments: positions, then keywords
+    shapes: list[Shape] | None = None  # per key: type, ranges, lengths, order (None: they did not read)
 
     @classmethod
     def infer(cls, answered: list[tuple[tuple, dict, Any]], statement: str = "",
@@ -76,6 +81,32 @@ class CallProfile:
         examples = calls(examples)
         statement = statement if isinstance(statement, str) else ""
         bounds = parse_constraints(statement) if statement else []
+        templates, keys = _call_form(examples)
         return cls(examples=examples, params=list(params or []), statement=statement, bounds=bounds,
                    envelope=None if bounds else Envelope(examples), answer_relations={}, order_free=False,
-                   answer_kind=None)
+                   answer_kind=None, templates=templates, keys=keys, shapes=_shapes(templates, keys, statement))
+
+
+def argument(example: tuple[tuple, dict], key: int | str) -> Any:
+    """A call's argument by position (int) or keyword (str)."""
+    return example[0][key] if isinstance(key, int) else example[1][key]
+
+
+def _call_form(examples: list[tuple[tuple, dict]]) -> tuple[list[tuple[tuple, dict]], list[int | str]]:
+    """The examples of the most common call form (positional count, keyword names; ties to fewer
+    positions), and its argument keys; none without examples."""
+    form = Counter((len(a), tuple(sorted(k))) for a, k in examples)
+    if not form:
+        return [], []
+    (n_pos, kw_keys), _ = max(form.items(), key=lambda item: (item[1], -item[0][0]))
+    templates = [(a, k) for a, k in examples if len(a) == n_pos and tuple(sorted(k)) == kw_keys]
+    return templates, [*range(n_pos), *templates[0][1]]
+
+
+def _shapes(templates: list[tuple[tuple, dict]], keys: list[int | str], statement: str) -> list[Shape] | None:
+    """Each argument's shape from the values the examples give it (the statement's words back order
+    properties of short lists); None where odd values do not read."""
+    try:
+        return [infer_shape([argument(t, key) for t in templates], hints=statement.lower()) for key in keys]
+    except Exception:  # noqa: BLE001 - contract: odd example values cost the generated inputs, never the run
+        return None
