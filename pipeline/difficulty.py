@@ -6,6 +6,10 @@ refresh samples only problems it has not scored with the same settings.
 A sample that passes every test is kept (``passing_solution``, the first one): for a problem with no
 reference it is the only program known to pass its tests, and the release adopts it as the reference
 (:mod:`pipeline.model_references`).
+
+After judging, the differential round (:mod:`pipeline.verify.testgen.differential`) runs the passing
+samples on the inputs test generation answered but did not select: an input a passing sample gets
+wrong joins the tests, and that sample no longer counts as passing.
 """
 
 from __future__ import annotations
@@ -171,7 +175,8 @@ def score_problems(
         hit = cache.get(cache_key(row["problem_id"], model, config)) if cache else None
         (scores.append(hit) if hit else todo.append(row))
     stats: dict[str, Any] = {"problems": len(chosen), "cached": len(scores), "sampled": len(todo), "generated_tokens": 0,
-                             "round_added": 0, "round_problems": 0, "round_rejected": 0, "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0}
+                             "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0, "round_seconds": 0.0,
+                             "round_added": 0, "round_problems": 0, "round_rejected": 0}
     start = time.monotonic()
     for offset in range(0, len(todo), config.batch_problems):
         batch = todo[offset : offset + config.batch_problems]
@@ -182,8 +187,9 @@ def score_problems(
         )
         t1 = time.monotonic()
         passed = _judge(batch, completions, config, backend)
-        rounds = _round(batch, passed, config, backend)
         t2 = time.monotonic()
+        rounds = _round(batch, passed, config, backend)
+        stats["round_seconds"] += time.monotonic() - t2
         fresh = []
         for row, samples, programs, grown in zip(batch, completions, passed, rounds):
             programs = [None if s in grown.rejected else code for s, code in enumerate(programs)]
@@ -219,6 +225,7 @@ def score_problems(
     stats.update(throughput(stats["sampled"], stats["generated_tokens"], stats["sample_seconds"]))
     stats["sample_seconds"] = round(stats["sample_seconds"], 2)
     stats["judge_seconds"] = round(stats["judge_seconds"], 2)
+    stats["round_seconds"] = round(stats["round_seconds"], 2)
     return scores, stats
 
 
