@@ -18,7 +18,9 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, so the reward stays fast. Each kept case records its origin and how it
-   was made.
+   was made. The smallest answered inputs left out stay with the row as its reserve
+   (``reserve_inputs``), for the difficulty stage's differential round
+   (:mod:`pipeline.verify.testgen.differential`).
 
 What depends on how a problem's tests are written (``stdin``, ``call``, ``assert``, LeetCode's
 ``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kinds`); this driver asks the
