@@ -6,6 +6,10 @@ refresh samples only problems it has not scored with the same settings.
 A sample that passes every test is kept (``passing_solution``, the first one): for a problem with no
 reference it is the only program known to pass its tests, and the release adopts it as the reference
 (:mod:`pipeline.model_references`).
+
+After judging, the differential round (:mod:`pipeline.verify.testgen.differential`) runs the passing
+samples on the inputs test generation answered but did not select: an input a passing sample gets
+wrong joins the tests, and that sample no longer counts as passing.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ DEFAULT_BUCKETS: tuple[tuple[str, float], ...] = (
 SCORE_COLUMNS = (
     "cache_key", "problem_id", "model", "k", "temperature", "seed", "max_tokens", "prompt_version",
     "passes", "pass_rate", "difficulty", "generated_tokens", "truncated", "sample_seconds", "judge_seconds",
-    "passing_solution",
+    "passing_solution", "round_added", "round_tests", "round_base",
 )
 
 
@@ -53,6 +57,10 @@ class DifficultyConfig:
     buckets: tuple[tuple[str, float], ...] = DEFAULT_BUCKETS
     eval_workers: int | None = None
     timeout_s: float | None = None
+    # the differential round: passing samples run on the inputs generation answered but did not
+    # select (pipeline.verify.testgen.differential); a sample one rejects stops counting as passing
+    differential: bool = True
+    round_budget_s: float = 10.0  # wall seconds per sample on a problem's reserve
 
 
 def cache_key(problem_id: str, model: str, config: DifficultyConfig) -> str:
@@ -130,6 +138,22 @@ def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: Dif
     return passing
 
 
+def _round(rows: list[dict[str, Any]], passing: list[list[str | None]], config: DifficultyConfig,
+           backend: EvaluatorBackend) -> list[Any]:
+    """The differential round on a batch's passing samples (one backend call), or none."""
+    from pipeline.verify.testgen.differential import RoundResult, differential_round
+
+    if not config.differential or not any(code for programs in passing for code in programs):
+        return [RoundResult() for _ in rows]
+    return differential_round(rows, passing, backend=backend, time_s=config.timeout_s,
+                              budget_s=config.round_budget_s, workers=config.eval_workers)
+
+
+def tests_hash(tests: Tests) -> str:
+    """What a score's round grew from: its tests are applied only to a row that still has those."""
+    return hashlib.sha1(tests.to_json().encode()).hexdigest()
+
+
 def score_problems(
     rows: list[dict[str, Any]],
     sampler: Sampler,
@@ -151,7 +175,8 @@ def score_problems(
         hit = cache.get(cache_key(row["problem_id"], model, config)) if cache else None
         (scores.append(hit) if hit else todo.append(row))
     stats: dict[str, Any] = {"problems": len(chosen), "cached": len(scores), "sampled": len(todo), "generated_tokens": 0,
-                             "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0}
+                             "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0, "round_seconds": 0.0,
+                             "round_added": 0, "round_problems": 0, "round_rejected": 0}
     start = time.monotonic()
     for offset in range(0, len(todo), config.batch_problems):
         batch = todo[offset : offset + config.batch_problems]
@@ -163,8 +188,11 @@ def score_problems(
         t1 = time.monotonic()
         passed = _judge(batch, completions, config, backend)
         t2 = time.monotonic()
+        rounds = _round(batch, passed, config, backend)
+        stats["round_seconds"] += time.monotonic() - t2
         fresh = []
-        for row, samples, programs in zip(batch, completions, passed):
+        for row, samples, programs, grown in zip(batch, completions, passed, rounds):
+            programs = [None if s in grown.rejected else code for s, code in enumerate(programs)]
             passes = [code for code in programs if code is not None]
             rate = len(passes) / len(programs)
             fresh.append({
@@ -176,6 +204,8 @@ def score_problems(
                 "truncated": sum(1 for s in samples if s.finish_reason == "length"),
                 "sample_seconds": round((t1 - t0) / len(batch), 3), "judge_seconds": round((t2 - t1) / len(batch), 3),
                 "passing_solution": passes[0] if passes else None,
+                "round_added": grown.added, "round_tests": grown.tests.to_json() if grown.tests else None,
+                "round_base": tests_hash(row["tests"]) if grown.tests else None,
             })
         scores.extend(fresh)
         stats["sample_seconds"] += t1 - t0
@@ -184,6 +214,9 @@ def score_problems(
             cache.put(fresh)
             cache.save()  # a crash mid-run keeps what was paid for
         stats["generated_tokens"] += sum(f["generated_tokens"] for f in fresh)
+        stats["round_added"] += sum(f["round_added"] for f in fresh)
+        stats["round_problems"] += sum(1 for f in fresh if f["round_added"])
+        stats["round_rejected"] += sum(len(r.rejected) for r in rounds)
         if progress:
             done = offset + len(batch)
             elapsed = time.monotonic() - start
@@ -192,6 +225,7 @@ def score_problems(
     stats.update(throughput(stats["sampled"], stats["generated_tokens"], stats["sample_seconds"]))
     stats["sample_seconds"] = round(stats["sample_seconds"], 2)
     stats["judge_seconds"] = round(stats["judge_seconds"], 2)
+    stats["round_seconds"] = round(stats["round_seconds"], 2)
     return scores, stats
 
 
@@ -204,17 +238,45 @@ def throughput(problems: int, tokens: int, seconds: float) -> dict[str, float]:
 
 
 def merge_scores(rows: list[dict[str, Any]], scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Verified rows with pass_rate/difficulty columns (None where not scored), and the model's
-    passing sample (``model_solution``, not a released column: the release decides what to keep)."""
+    """Verified rows with pass_rate/difficulty columns (None where not scored), the tests the
+    differential round grew (``differential_added`` of them new), and the model's passing sample
+    (``model_solution``, not a released column: the release decides what to keep)."""
     by_id = {s["problem_id"]: s for s in scores}
     merged = []
     for row in rows:
         score = by_id.get(row["problem_id"])
         merged.append({
             **row,
+            **_round_tests(row, score),
             "pass_rate": None if score is None else score["pass_rate"],
             "difficulty": None if score is None else score["difficulty"],
             "difficulty_model": None if score is None else score["model"],
             "model_solution": None if score is None else score.get("passing_solution"),
         })
     return merged
+
+
+def _round_tests(row: dict[str, Any], score: dict[str, Any] | None) -> dict[str, Any]:
+    """The row's tests after the differential round, where the score's round grew the tests the row
+    still has (a score cached before Verify changed them says nothing of the new ones)."""
+    if score is None:
+        return {"differential_added": None}
+    grown, tests = score.get("round_tests"), row.get("tests")
+    if not grown or not isinstance(tests, Tests) or score.get("round_base") != tests_hash(tests):
+        return {"differential_added": 0}
+    grown = Tests.from_json(grown) if isinstance(grown, str) else grown
+    return {"tests": grown, "num_tests": grown.count, "differential_added": int(score.get("round_added") or 0)}
+
+
+def differential_by_source(merged: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per source, of :func:`merge_scores`'s rows: problems scored, how many the differential round
+    added inputs to, and the inputs it added (for the card and the asset's metadata)."""
+    out: dict[str, dict[str, int]] = {}
+    for row in merged:
+        if row.get("differential_added") is None:
+            continue  # not scored
+        entry = out.setdefault(row["source"], {"scored": 0, "problems_grown": 0, "inputs_added": 0})
+        entry["scored"] += 1
+        entry["problems_grown"] += bool(row["differential_added"])
+        entry["inputs_added"] += int(row["differential_added"])
+    return dict(sorted(out.items()))

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pipeline.difficulty import in_window, merge_scores
+from pipeline.difficulty import differential_by_source, in_window, merge_scores
 from pipeline.filter.roles import decontaminated_against
 from pipeline.heldout import eval_group, from_date
 from pipeline.model_references import model_written, split_unverified, unverified_by_source, with_origins
@@ -65,6 +65,7 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         verify_funnel=funnel_markdown(funnel_by_source(verified, verify_rejects)),
         decontamination=decontaminated_against(references, rejected),
         unverified=unverified_by_source(kept), train_on_unverified=config.train_on_unverified,
+        differential=differential_by_source(rows),
     )
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])

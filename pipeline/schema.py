@@ -90,6 +90,7 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("mutants_equivalent", pa.int64()),  # no generated input tells them from the reference
     pa.field("mutation_score_before", pa.float64()),  # share of the other mutants the source's tests reject
     pa.field("mutation_score", pa.float64()),  # ... that the final tests reject
+    pa.field("reserve_inputs", pa.string()),  # answered inputs not selected, for the differential round (not released)
     pa.field("hardcoder_rejected", pa.bool_()),  # a program memorising the public examples fails
     pa.field("tests_only_in_statement", pa.bool_()),  # kept only with tests_only_in_statement="mark"
 ]
@@ -104,8 +105,12 @@ DATASET_FIELDS: list[pa.Field] = [
     # per entry of ``solutions``: "source", or "model:<model>" for a model's sample that passed every
     # test of a problem none of whose source's references did (pipeline.model_references)
     pa.field("solution_origins", pa.list_(pa.string())),
+    pa.field("differential_added", pa.int64()),  # tests the difficulty stage's differential round added
 ]
-DATASET_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS + DATASET_FIELDS)
+# Columns one stage leaves for a later one and the release leaves out (pipeline.shards drops them).
+INTERNAL_COLUMNS: tuple[str, ...] = ("reserve_inputs",)
+DATASET_SCHEMA = pa.schema([f for f in PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS if f.name not in INTERNAL_COLUMNS]
+                           + DATASET_FIELDS)
 
 REJECT_SCHEMA = pa.schema(
     [
@@ -122,7 +127,11 @@ REJECT_SCHEMA = pa.schema(
 # A model's pass rate per problem (``pipeline.difficulty``; its other columns are kept as they come).
 SCORE_SCHEMA = pa.schema([pa.field("problem_id", pa.string()), pa.field("pass_rate", pa.float64()),
                           pa.field("difficulty", pa.string()), pa.field("model", pa.string()),
-                          pa.field("passing_solution", pa.string())])  # a sample that passed every test
+                          pa.field("passing_solution", pa.string()),  # a sample that passed every test
+                          # the differential round (pipeline.verify.testgen.differential): inputs it added, the
+                          # tests it made (JSON), and a hash of the tests it grew (stale when they changed)
+                          pa.field("round_added", pa.int64()), pa.field("round_tests", pa.string()),
+                          pa.field("round_base", pa.string())])
 # The released files: one row per shard (canonical layout) or per split (verl's layout).
 MANIFEST_SCHEMA = pa.schema([pa.field("split", pa.string()), pa.field("layout", pa.string()), pa.field("path", pa.string())])
 

@@ -22,7 +22,7 @@ import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.schema import DATASET_SCHEMA, Tests, rows_to_table
+from pipeline.schema import DATASET_SCHEMA, INTERNAL_COLUMNS, Tests, rows_to_table
 from pipeline.stage import StageStats
 
 ABILITY = "code"
@@ -140,7 +140,8 @@ def write_dataset(
 
 def _write_shards(rows: list[dict[str, Any]], prefix: str, config: ShardConfig) -> list[str]:
     """Canonical rows as size-capped shards ``<prefix>-NNNNN-of-NNNNN.parquet`` (one, empty, for no rows)."""
-    shards = chunk_table(rows_to_table(rows, DATASET_SCHEMA), config.max_rows_per_shard, config.max_bytes_per_shard)
+    released = [{k: v for k, v in row.items() if k not in INTERNAL_COLUMNS} for row in rows]  # pipeline-only columns stay behind
+    shards = chunk_table(rows_to_table(released, DATASET_SCHEMA), config.max_rows_per_shard, config.max_bytes_per_shard)
     urls = [f"{prefix}-{number:05d}-of-{len(shards):05d}.parquet" for number in range(len(shards))]
     for shard, url in zip(shards, urls):
         _write(shard, url)
@@ -219,13 +220,15 @@ def card_markdown(
     decontamination: list[dict[str, Any]] | None = None,
     unverified: dict[str, dict[str, int]] | None = None,
     train_on_unverified: bool = False,
+    differential: dict[str, dict[str, int]] | None = None,
 ) -> str:
     """The dataset card body: what went in, what was rejected and why, what came out.
 
     ``test_strength``: the markdown table of ``pipeline.verify.strength_markdown`` (per source);
     ``verify_funnel``: that of ``pipeline.verify.report.funnel_markdown``; ``decontamination``:
     per benchmark or held-out source, its problems and the training rows removed as their copies;
-    ``unverified``: per source, ``pipeline.model_references.unverified_by_source``.
+    ``unverified``: per source, ``pipeline.model_references.unverified_by_source``; ``differential``:
+    per source, ``pipeline.difficulty.differential_by_source``.
     """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
@@ -270,6 +273,14 @@ def card_markdown(
           if unverified else []),
         *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
+        *(["## Differential round (tests the model's samples earned, per source)",
+           "A sample that passed every test but disagreed with the references on an answered input generation "
+           "had not selected: the fewest such inputs that reject every such sample were added to the tests, "
+           "and the sample no longer counts as passing.",
+           "",
+           table(("source", "problems scored", "problems given tests", "inputs added"),
+                 [(s, d["scored"], d["problems_grown"], d["inputs_added"]) for s, d in differential.items()]), ""]
+          if differential else []),
         "## Difficulty (model pass rate)",
         table(("bucket", "rows"), list(difficulty_histogram.items())),
         "",

@@ -27,7 +27,7 @@ from assets.metadata import (
     table_metadata,
 )
 from assets.resources import EvaluatorResource, SamplerResource
-from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
+from pipeline.difficulty import DifficultyConfig, ScoreCache, differential_by_source, merge_scores, score_problems
 from pipeline.filter import FilterConfig, benchmark_sets, filter_sources
 from pipeline.paths import data_root
 from pipeline.release import release
@@ -161,6 +161,7 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
         **stage_metadata(StageResult(scores).count(len(verified_problems), **stats).stats),
         "backend": sampler.backend, "evaluator": evaluator.backend, "model": model.model_id, "startup_s": startup_s,
         "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
+        "differential_round_by_source": dg.MetadataValue.json(differential_by_source(merge_scores(verified_problems, scores))),
     })
     return rows_to_table(scores, SCORE_SCHEMA)
 

@@ -17,3 +17,7 @@ def test_difficulty_metadata_names_backend_and_throughput(built) -> None:
     assert metadata["problems_per_s"] == stats["problems_per_s"] > 0
     assert metadata["tokens_per_s"] == pytest.approx(stats["generated_tokens"] / stats["sample_seconds"], rel=0.05)
     assert metadata["startup_s"] >= 0
+    # the differential round's additions per source (the scored problems), and its totals
+    by_source = metadata["differential_round_by_source"]
+    assert sum(e["scored"] for e in by_source.values()) == 3
+    assert sum(e["inputs_added"] for e in by_source.values()) == stats["round_added"] >= 0

@@ -145,3 +145,103 @@ def test_an_answer_the_oracle_cannot_read_costs_only_its_problem(processed, monk
     assert broken not in out and rejected[broken]["generated_tests"] == 0
     assert "reading the references' answers failed: ValueError" in rejected[broken]["generation_note"]
     assert all(out[r["problem_id"]]["generated_tests"] for r in rows[1:])
+
+
+# ----------------------------------------------------------------------------- the differential round
+def _special_cased(row, value, kind):
+    """The reference, but wrong on one input: a program every selected test accepts."""
+    code = row["solutions"][0]
+    if kind == "stdin":
+        return ("import io as _io, sys as _sys\n_data = _sys.stdin.read()\n"
+                f"if _data == {value!r}:\n    print('wrong answer')\nelse:\n"
+                "    _sys.stdin = _io.TextIOWrapper(_io.BytesIO(_data.encode()))\n"
+                f"    exec(compile({code!r}, '<reference>', 'exec'), {{'__name__': '__main__'}})\n")
+    if kind == "call":  # a Solution method
+        fn = row["tests"].fn_name
+        return (code + f"\n_Reference = Solution\nclass Solution(_Reference):\n    def {fn}(self, *args, **kwargs):\n"
+                f"        if (args, kwargs) == {value!r}:\n            return 'wrong answer'\n"
+                f"        return super().{fn}(*args, **kwargs)\n")
+    from pipeline.verify.testgen import asserts
+
+    name = asserts.examples(row["tests"])[0][-1]
+    return (code + f"\n_reference = {name}\ndef {name}(*args, **kwargs):\n"
+            f"    if (args, kwargs) == {value!r}:\n        return 'wrong answer'\n    return _reference(*args, **kwargs)\n")
+
+
+class _Replay:
+    """A sampler that answers every prompt with the same programs (any backend returns completions)."""
+
+    model_id = "replay"
+
+    def __init__(self, programs):
+        self.programs = programs
+
+    def generate(self, prompts, n=1, temperature=1.0, max_tokens=256, seed=0):
+        from pipeline.samplers.base import Completion
+
+        return [[Completion(f"```python\n{code}\n```", None, 10, "stop") for code in self.programs[:n]] for _ in prompts]
+
+
+@pytest.mark.parametrize(("source", "at"), [("mbpp", 0), ("taco", 1), ("leetcode", 0)])
+def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(processed, source, at, tmp_path):
+    """Generation keeps a reserve; a sample that passes the selected tests but is wrong on one reserve
+    input is rejected by the round, which adds exactly that input; the reference adds nothing (an
+    ``assert``, a ``stdin`` and a ``call`` problem). The score, cached, merged and released, carries
+    the grown tests (the ``assert`` problem)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evaluator.backend import LocalBackend
+    from pipeline.difficulty import SCORE_COLUMNS, DifficultyConfig, ScoreCache, merge_scores, score_problems
+    from pipeline.release import release
+    from pipeline.shards import ShardConfig
+    from pipeline.verify.testgen.differential import differential_round, read_reserve
+
+    [row] = _verify([processed[source][at]], max_tests=2).kept
+    reserve = read_reserve(row["reserve_inputs"])
+    assert row["generated_tests"] == 2 and len(reserve) >= 2
+    value = reserve[1][0]
+    wrong, right = _special_cased(row, value, row["tests"].kind), row["solutions"][0]
+    assert all(_reference_passes([{**row, "solutions": [wrong]}]))  # the selected tests let it through
+
+    [grown] = differential_round([row], [[None, wrong, right]], backend=LocalBackend())
+    assert grown.added == 1 and grown.rejected == {1}
+    if grown.tests.kind == "stdin":
+        assert grown.tests.cases[-1].input == value and grown.tests.count == row["tests"].count + 1
+    elif grown.tests.kind == "call":
+        assert json.loads(grown.tests.cases[-1].input) == list(value[0]) and grown.tests.count == row["tests"].count + 1
+    else:
+        from pipeline.verify.testgen import asserts
+
+        entry = asserts.examples(row["tests"])[0]
+        line = asserts.render(entry, *value, reserve[1][1], reserve[1][2])
+        assert grown.tests.assert_code.rstrip().endswith(line) and grown.tests.assert_code.count("\nassert ") == \
+            row["tests"].assert_code.count("\nassert ") + 1
+    results = evaluate_many([(i, code, grown.tests.to_dict()) for i, code in enumerate((wrong, right))])
+    assert [r.passed for r in results] == [False, True]
+    assert differential_round([row], [[right, right]], backend=LocalBackend())[0].added == 0
+    if source != "mbpp":
+        return
+    cache = ScoreCache(str(tmp_path / "scores.parquet"))
+    scores, stats = score_problems([row], _Replay([wrong, right]), DifficultyConfig(k=2), cache)
+    assert scores[0]["passes"] == 1 and scores[0]["passing_solution"].strip() == right.strip()
+    assert stats["round_added"] == 1 and stats["round_rejected"] == 1
+    cache.save()
+    [cached] = ScoreCache(cache.url).rows.values()
+    [merged] = merge_scores([row], [cached])
+    assert merged["tests"].to_json() == grown.tests.to_json() and merged["differential_added"] == 1
+    assert merged["num_tests"] == row["tests"].count + 1
+    [stale] = merge_scores([{**row, "tests": grown.tests}], [cached])  # Verify's tests changed since: kept
+    assert stale["tests"] is grown.tests and stale["differential_added"] == 0
+
+    # released: the grown tests, the count per row and per source, no reserve
+    out = release([row], [cached], [], ShardConfig(), str(tmp_path / "dataset")).stats
+    [released] = pq.read_table(tmp_path / "dataset" / "data" / "train-00000-of-00001.parquet").to_pylist()
+    assert released["differential_added"] == 1 and "reserve_inputs" not in released
+    assert released["tests"] == grown.tests.to_json()
+    assert "| mbpp | 1 | 1 | 1 |" in out["card"].split("## Differential round")[1]
+
+    old = [c for c in SCORE_COLUMNS if not c.startswith("round_")]  # a cache written before the round
+    pq.write_table(pa.Table.from_pylist([{c: cached[c] for c in old}]), tmp_path / "old.parquet")
+    [before] = ScoreCache(str(tmp_path / "old.parquet")).rows.values()
+    assert merge_scores([row], [before])[0]["tests"] is row["tests"]

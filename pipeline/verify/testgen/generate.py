@@ -18,7 +18,9 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, so the reward stays fast. Each kept case records its origin and how it
-   was made.
+   was made. The smallest answered inputs left out stay with the row as its reserve
+   (``reserve_inputs``), for the difficulty stage's differential round
+   (:mod:`pipeline.verify.testgen.differential`).
 
 What depends on how a problem's tests are written (``stdin``, ``call``, ``assert``, LeetCode's
 ``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kinds`); this driver asks the
@@ -97,6 +99,9 @@ class TestGenConfig:
     # a generated test whose answer rests on one witness (a lone reference, nothing checking it):
     # kept and counted ("keep"), or not kept ("drop")
     single_witness: Literal["keep", "drop"] = "keep"
+    # answered inputs not selected, the smallest first, kept for the difficulty stage's differential
+    # round against the model's samples (``reserve_inputs``; :mod:`pipeline.verify.testgen.differential`)
+    reserve: int = 16
     cache: bool = True
 
 
@@ -267,7 +272,7 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through,
     then the rest round-robin over how they were made, within the count and time caps."""
-    pool = sorted(i for i in cand.expected if config.single_witness == "keep" or cand.witnesses.get(i, 1) >= 2)
+    pool = _pool(cand, config)
     chosen: list[int] = []
     spent = 0.0
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
@@ -298,6 +303,28 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
         if len(chosen) >= config.max_tests:
             break
     return chosen
+
+
+def _pool(cand: Candidate, config: TestGenConfig) -> list[int]:
+    """The answered inputs a test may be made of (the witness rule), in order."""
+    return sorted(i for i in cand.expected if config.single_witness == "keep" or cand.witnesses.get(i, 1) >= 2)
+
+
+def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
+    """Up to ``config.reserve`` answered inputs selection left out, the smallest first, as the JSON
+    the differential round reads back (:func:`pipeline.verify.testgen.differential.read_reserve`)."""
+    from pipeline.verify.testgen.differential import reserve_entry
+
+    taken = set(chosen)
+    entries = []
+    for i in sorted((i for i in _pool(cand, config) if i not in taken), key=lambda i: (_size(cand.inputs[i]), i)):
+        if len(entries) >= config.reserve:
+            break
+        if cand.kind.expected_text(cand.expected[i]) is not None:
+            entry = reserve_entry(cand.inputs[i], cand.expected[i], cand.labels[i])
+            if entry is not None:
+                entries.append(entry)
+    return json.dumps(entries, ensure_ascii=False)
 
 
 def _size(value: Any) -> int:
@@ -335,6 +362,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         mutants_equivalent=len(mutants) - len(distinguishable),  # no input tells them from the reference
         mutation_score_before=round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
         mutation_score=round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
+        reserve_inputs=reserve(cand, config, chosen) if cand.expected and config.reserve > 0 else "[]",
     )
     return {"tests": new_tests, "num_tests": new_tests.count, **report.columns()}
 

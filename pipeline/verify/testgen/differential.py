@@ -1,0 +1,138 @@
+"""The differential round: the model's samples that pass every test, run on the answered inputs
+test generation did not select.
+
+Generation answers more validated inputs than it keeps; it keeps the smallest of the rest as the
+row's reserve (``reserve_inputs``, :func:`pipeline.verify.testgen.generate.reserve`). The difficulty
+stage samples k programs per problem; a sample that passes the current tests but disagrees with the
+references on a reserve input is a wrong program a policy could learn to write, and that input
+earns a place among the tests (EvolveCoder's and CodeContests-O's rounds against candidate
+programs). The fewest inputs that reject every such sample are added, so the reward stays fast.
+
+A sample is run as generation runs an adversary (the kind's ``adversary_job`` and
+``adversary_kills``: one backend call for every problem), under the problem's own time limit, the
+one the reward applies, so a sample the round rejects fails the final tests too.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.backend import EvaluatorBackend
+from evaluator.model import Limits, Options
+from pipeline.schema import Tests
+from pipeline.verify.testgen.kinds import Candidate, Runs, kind_for
+
+MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
+
+
+def reserve_entry(value: Any, answer: Any, label: str) -> list[str] | None:
+    """An answered input as ``[repr(input), repr(answer), label]``, where both reprs are short and
+    read back as the same values (None: not, a NaN say)."""
+    try:
+        texts = [repr(value), repr(answer)]  # an int past Python's digit limit has no repr
+        if any(len(t) > MAX_RESERVE_CHARS for t in texts):
+            return None
+        if any(repr(ast.literal_eval(t)) != t for t in texts):
+            return None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return [*texts, label]
+
+
+def read_reserve(text: str | None) -> list[tuple[Any, Any, str]]:
+    """A row's ``reserve_inputs``: (input, answer, how it was made); a bad column reads as none."""
+    try:
+        entries = json.loads(text or "[]")
+        return [(ast.literal_eval(x), ast.literal_eval(a), str(label)) for x, a, label in entries]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return []
+
+
+@dataclass
+class RoundResult:
+    """One problem's round: its tests with the inputs added (None: none were), and the samples
+    (their index among the problem's samples) the added inputs reject."""
+
+    tests: Tests | None = None
+    added: int = 0
+    rejected: frozenset[int] = frozenset()
+
+
+def _candidate(row: dict[str, Any], samples: list[tuple[int, str]]) -> Candidate | None:
+    """The row's reserve as a generation candidate, with its passing samples as the adversaries."""
+    from pipeline.process.public import statement_text
+
+    reserve = read_reserve(row.get("reserve_inputs"))
+    if not reserve or not samples or not isinstance(row.get("tests"), Tests):
+        return None
+    cand = Candidate(row, kind_for(row["tests"]))
+    try:
+        cand.kind.examples(cand, statement_text(row))  # the entry point, params, linked shape
+    except Exception:  # noqa: BLE001 - the kind cannot read the problem again: no round for it
+        return None
+    if cand.note is not None or not cand.kind.runnable(cand):
+        return None
+    cand.inputs = [x for x, _, _ in reserve]
+    cand.labels = [label for _, _, label in reserve]
+    cand.expected = dict(enumerate(a for _, a, _ in reserve))
+    cand.adversaries = [(f"sample:{s}", code) for s, code in samples]
+    return cand
+
+
+def _renders(cand: Candidate, i: int) -> bool:
+    """Whether input ``i`` can be written as a test (an assert kind may find no exact literal)."""
+    tests: Tests = cand.row["tests"]
+    return cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), [i])[1] == 1
+
+
+def cover(cand: Candidate) -> list[int]:
+    """The fewest reserve inputs (greedily) that reject every sample some input rejects; ties go to
+    the smaller input, then the earlier, so a rerun adds the same tests."""
+    from pipeline.verify.testgen.generate import _size
+
+    usable = {i for kills in cand.kills.values() for i in kills if _renders(cand, i)}
+    open_ = {name: kills & usable for name, kills in cand.kills.items() if kills & usable}
+    chosen: list[int] = []
+    while open_:
+        best = max(sorted(usable - set(chosen)),
+                   key=lambda i: (sum(i in k for k in open_.values()), -_size(cand.inputs[i]), -i))
+        chosen.append(best)
+        open_ = {n: k for n, k in open_.items() if best not in k}
+    return chosen
+
+
+def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None]], *, backend: EvaluatorBackend,
+                       time_s: float | None = None, budget_s: float = 10.0,
+                       workers: int | None = None) -> list[RoundResult]:
+    """Per row: its passing samples (``passing[p][s]``, None where sample ``s`` failed) run on its
+    reserve, all rows in one backend call; the inputs that reject them appended to its tests.
+    ``time_s``: the difficulty stage's time limit override (None: each problem's own);
+    ``budget_s``: wall seconds per sample, after which its remaining inputs reject nothing."""
+    cands = [_candidate(row, [(s, code) for s, code in enumerate(programs) if code is not None])
+             for row, programs in zip(rows, passing)]
+    runs, ignored = Runs(), Runs()  # the samples passed the original tests: those are not run again apart
+    for ci, cand in enumerate(cands):
+        if cand is None:
+            continue
+        kept = sorted(cand.expected)
+        for name, code in cand.adversaries:
+            cand.kind.adversary_job(runs, ignored, cand, (ci, name), code, cand.row["tests"], kept)
+    limits = Limits(time_s=time_s, wall_budget_s=budget_s)
+    for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                       Options(workers=workers, stop_after_timeout=True)):
+        cands[ci].kind.adversary_kills(cands[ci], name, result)
+    out = []
+    for cand in cands:
+        chosen = cover(cand) if cand is not None else []
+        if not chosen:
+            out.append(RoundResult())
+            continue
+        tests: Tests = cand.row["tests"]
+        grown, added = cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), chosen)
+        rejected = frozenset(int(name.split(":", 1)[1]) for name, kills in cand.kills.items() if kills & set(chosen))
+        out.append(RoundResult(grown, added, rejected))
+    return out
