@@ -24,7 +24,7 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
-from pipeline.verify.testgen.kinds import Candidate, Runs, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Runs, input_size, kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 
@@ -92,14 +92,13 @@ def _renders(cand: Candidate, i: int) -> bool:
 def cover(cand: Candidate) -> list[int]:
     """The fewest reserve inputs (greedily) that reject every sample some input rejects; ties go to
     the smaller input, then the earlier, so a rerun adds the same tests."""
-    from pipeline.verify.testgen.generate import _size
 
     usable = {i for kills in cand.kills.values() for i in kills if _renders(cand, i)}
     open_ = {name: kills & usable for name, kills in cand.kills.items() if kills & usable}
     chosen: list[int] = []
     while open_:
         best = max(sorted(usable - set(chosen)),
-                   key=lambda i: (sum(i in k for k in open_.values()), -_size(cand.inputs[i]), -i))
+                   key=lambda i: (sum(i in k for k in open_.values()), -input_size(cand.inputs[i]), -i))
         chosen.append(best)
         open_ = {n: k for n, k in open_.items() if best not in k}
     return chosen

@@ -47,7 +47,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
-from pipeline.verify.testgen.kinds import Candidate, Runs, hardcoder, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Runs, hardcoder, input_size, kind_for
 
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
@@ -282,7 +282,7 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
 
     while open_:  # ties go to the smaller input, then the earlier: the same tests on every run (a clock would not)
         best = max((i for i in pool if i not in chosen and fits(i)),
-                   key=lambda i: (sum(i in kills for kills in open_.values()), -_size(cand.inputs[i]), -i), default=None)
+                   key=lambda i: (sum(i in kills for kills in open_.values()), -input_size(cand.inputs[i]), -i), default=None)
         if best is None or not any(best in kills for kills in open_.values()):
             break
         chosen.append(best)
@@ -317,7 +317,7 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
 
     taken = set(chosen)
     entries = []
-    for i in sorted((i for i in _pool(cand, config) if i not in taken), key=lambda i: (_size(cand.inputs[i]), i)):
+    for i in sorted((i for i in _pool(cand, config) if i not in taken), key=lambda i: (input_size(cand.inputs[i]), i)):
         if len(entries) >= config.reserve:
             break
         if cand.kind.expected_text(cand.expected[i]) is not None:
@@ -325,11 +325,6 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
             if entry is not None:
                 entries.append(entry)
     return json.dumps(entries, ensure_ascii=False)
-
-
-def _size(value: Any) -> int:
-    """An input's size, the proxy for its cost that is the same on every run."""
-    return len(value) if isinstance(value, str) else len(repr(value))
 
 
 def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:

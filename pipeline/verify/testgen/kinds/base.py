@@ -91,6 +91,11 @@ class Runs:
             yield from zip(self.call_keys, backend.values_many(self.calls, limits, calls_options))
 
 
+def input_size(value: Any) -> int:
+    """An input's size, the proxy for its cost that is the same on every run (selection's tie-break)."""
+    return len(value) if isinstance(value, str) else len(repr(value))
+
+
 def origin(label: str) -> str:
     """A generated test's origin (``TEST_ORIGINS``) from how its input was made."""
     head = label.split(":", 1)[0]
