@@ -75,6 +75,8 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("labelled_correct_run", pa.int64()),  # programs the source labels correct (KodCode's passing attempts)
     pa.field("labelled_correct_accepted", pa.int64()),  # ... that the final tests accept
     pa.field("weak_tests", pa.bool_()),  # some known-incorrect program passes (kept only with weak_tests="mark")
+    pa.field("reward_ms_before", pa.float64()),  # judging a passing reference on the source's tests, ms
+    pa.field("reward_ms", pa.float64()),  # ... on the released tests: what one reward costs
     # test generation (pipeline.verify.testgen.generate)
     pa.field("tests_before_generation", pa.int64()),
     pa.field("generated_tests", pa.int64()),  # cases (or asserts) Verify added

@@ -106,7 +106,16 @@ def _reference_columns(tests: Tests, results: list[Result], failures: list[set[i
         "verify_time_s": round(sum(r.time_s for r in results), 4),
         "multiple_answers": disagreement is not None,
         "reference_cpu_s": None,
+        "reward_ms_before": _reward_ms(results, failures, bad),
+        "reward_ms": None,  # on the released tests: test strength measures it (pipeline.verify.strength)
     }
+
+
+def _reward_ms(results: list[Result], failures: list[set[int]], bad: set[int]) -> float | None:
+    """What judging a correct program on the source's tests costs: the first reference that passes
+    them (once the contradicted cases are dropped), in milliseconds of evaluation."""
+    passing = [i for i, f in enumerate(failures) if not f] or [i for i, f in enumerate(failures) if f <= bad]
+    return round(1000 * results[passing[0]].time_s, 1) if passing else None
 
 
 def _no_pass_detail(results: list[Result], failures: list[set[int]]) -> str:

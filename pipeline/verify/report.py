@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import statistics
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -57,13 +58,18 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
 def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] = ()) -> dict[str, dict[str, Any]]:
     """Per source: Verify's funnel and the strength of the released tests."""
     out: dict[str, dict[str, Any]] = {}
     acc: dict[str, dict[str, list[float]]] = {}
 
     def entry(source: str) -> dict[str, Any]:
-        acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": [], "two": [], "one": []})
+        acc.setdefault(source, {"before": [], "after": [], "ms_before": [], "ms_after": [], "two": [], "one": [],
+                                "reward_before": [], "reward_after": []})
         return out.setdefault(source, {
             "problems_in": 0, "verified": 0, "with_generated_tests": 0, "released": 0,
             "tests_before": None, "tests_after": None, "correct_programs_run": 0, "tpr": None,
@@ -91,6 +97,9 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
         if row.get("mutation_score") is not None:
             a["ms_after"].append(float(row["mutation_score"]))
             a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
+        if row.get("reward_ms") is not None and row.get("reward_ms_before") is not None:
+            a["reward_before"].append(float(row["reward_ms_before"]))
+            a["reward_after"].append(float(row["reward_ms"]))
         e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
         e["oracle_suspects"] += int(row.get("oracle_suspects") or 0)
         e["single_witness_tests"] += int(row.get("single_witness_tests") or 0)
@@ -119,6 +128,7 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
         e["generated_two_witnesses"], e["generated_one_witness"] = _mean(a["two"]), _mean(a["one"])
         e["problems_two_witnesses"], e["problems_one_witness"] = len(a["two"]), len(a["one"])
         e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
+        e["reward_ms_before"], e["reward_ms_after"] = _median(a["reward_before"]), _median(a["reward_after"])
         accepted = e.pop("_accepted_correct")
         e["tpr"] = round(accepted / e["correct_programs_run"], 4) if e["correct_programs_run"] else None
         invalid = e.pop("_invalid")
@@ -133,7 +143,8 @@ FUNNEL_COLUMNS = (
     ("problems_in", "in"), ("verified", "verified"), ("with_generated_tests", "with generated tests"),
     ("released", "released"), ("tests_before", "tests/problem before"), ("tests_after", "after"),
     ("tpr", "labelled-correct accepted (TPR)"), ("tnr", "known-wrong rejected (TNR)"), ("mutation_score_before", "mutation score before"),
-    ("mutation_score", "after"), ("mutants_equivalent", "possibly equivalent mutants"),
+    ("mutation_score", "after"), ("reward_ms_before", "reward ms before (median)"), ("reward_ms_after", "after"),
+    ("mutants_equivalent", "possibly equivalent mutants"),
     ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
     ("oracle_suspects", "answers dropped as suspect"),
     ("inputs_invalid", "generated inputs refused as invalid"),

@@ -1,5 +1,6 @@
 """Test strength: the known-incorrect programs, the labelled-correct ones and the hardcoder run on
-each kept problem's final tests; a problem whose tests accept a wrong one is weak."""
+each kept problem's final tests; a problem whose tests accept a wrong one is weak. The first
+reference runs there too, where generation added tests: what one reward costs (``reward_ms``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ class ProgramRole(enum.Enum):
     INCORRECT = "incorrect"  # the source's known-wrong program: the tests must reject it
     LABELLED_CORRECT = "labelled_correct"  # a program the source labels correct: the tests must accept it
     HARDCODER = "hardcoder"  # prints the statement's example outputs: the tests must reject it
+    REFERENCE = "reference"  # the first reference: what a reward costs on the released tests
 
 
 Role = tuple[ProgramRole, int]
@@ -45,6 +47,8 @@ def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job
         hard = hardcoder(row) if config.hardcoder else None
         if hard:
             jobs.append(((row["problem_id"], (ProgramRole.HARDCODER, 0)), hard, row["tests"]))
+        if row.get("generated_tests") and row.get("solutions"):  # else the reward costs what Verify measured
+            jobs.append(((row["problem_id"], (ProgramRole.REFERENCE, 0)), row["solutions"][0], row["tests"]))
     return jobs
 
 
@@ -57,6 +61,7 @@ def judge_strength(row: dict[str, Any], results: list[tuple[Role, Result]], conf
     """
     results = [(role, r) for role, r in results if r.verdict is not Verdict.INTERNAL_ERROR]
     hard = [r for (role, _), r in results if role is ProgramRole.HARDCODER]
+    reference = [r for (role, _), r in results if role is ProgramRole.REFERENCE]
     correct = [r for (role, _), r in results if role is ProgramRole.LABELLED_CORRECT]
     counted = [(index, r) for (role, index), r in results if role is ProgramRole.INCORRECT]
     survivors = [index for index, r in counted if r.passed]
@@ -70,6 +75,7 @@ def judge_strength(row: dict[str, Any], results: list[tuple[Role, Result]], conf
         "labelled_correct_accepted": sum(r.passed for r in correct),
         "hardcoder_rejected": (not hardcoder_passes) if hard else None,
         "weak_tests": bool(survivors) or hardcoder_passes,
+        "reward_ms": round(1000 * reference[0].time_s, 1) if reference else row.get("reward_ms_before"),
     }
     if columns["weak_tests"] and config.weak_tests == "reject":
         if survivors:

@@ -96,6 +96,13 @@ def test_taco_stdin_problems_get_grammar_tests(processed):
         origins = {c.origin for c in row["tests"].cases if not c.public}
         assert origins <= {"grammar", "mutation"} and origins
     assert all(_reference_passes(grown))
+    # what one reward costs, measured on the source's tests and on the released ones, and on the card
+    from pipeline.verify.report import funnel_by_source, funnel_markdown
+
+    assert all(r["reward_ms_before"] > 0 and r["reward_ms"] > 0 for r in grown)
+    funnel = funnel_by_source(result.kept)["taco"]
+    assert funnel["reward_ms_after"] > 0 and funnel["reward_ms_before"] > 0
+    assert "reward ms before (median)" in funnel_markdown({"taco": funnel})
 
 
 def test_a_refresh_takes_generated_tests_from_the_cache(processed, monkeypatch, tmp_path):
