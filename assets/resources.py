@@ -96,12 +96,10 @@ class EvaluatorResource(dg.ConfigurableResource):
     def make_backend(self) -> EvaluatorBackend:
         """Where Verify, test generation and difficulty run programs (:mod:`evaluator.backend`):
         this machine's pool, or the cluster's actors."""
-        if not self.ray_address:
-            from evaluator.backend import LocalBackend
-
-            return LocalBackend()
-        from evaluator.ray_backend import RayEvaluator
+        from evaluator.backend import backend_at
         from pipeline.paths import PROJECT_ROOT
 
-        return RayEvaluator(self.ray_address, cores_per_actor=self.cores_per_actor or None, batch_size=self.batch_size,
-                            max_retries=self.max_retries, working_dir=str(PROJECT_ROOT) if self.ship_checkout else None)
+        sizes = {} if not self.ray_address else {
+            "cores_per_actor": self.cores_per_actor or None, "batch_size": self.batch_size, "max_retries": self.max_retries,
+            "working_dir": str(PROJECT_ROOT) if self.ship_checkout else None}
+        return backend_at(self.ray_address, **sizes)

@@ -12,7 +12,7 @@ backend it has.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from evaluator import api, values
 from evaluator.model import Limits, Options, Result
@@ -44,3 +44,14 @@ class LocalBackend:
                     options: Options | None = None) -> list[list[CallOutcome]]:
         limits, options = limits or Limits(), options or Options()
         return api.on_pool(list(jobs), options.workers, lambda job, pool: values.values_of(job, limits, options, pool))
+
+
+def backend_at(address: str | None, **sizes: Any) -> EvaluatorBackend:
+    """This machine's pool, or with a Ray ``address`` that cluster's evaluator actors (``sizes``:
+    :class:`~evaluator.ray_backend.RayEvaluator`'s keywords). The one place that decides, for the
+    Dagster resource, the reward and the command line."""
+    if not address:
+        return LocalBackend()
+    from evaluator.ray_backend import RayEvaluator
+
+    return RayEvaluator(address, **sizes)

@@ -15,7 +15,8 @@ import os
 import sys
 from typing import Iterator
 
-from evaluator.api import Job, evaluate_many, isolation_level
+from evaluator.api import Job, isolation_level
+from evaluator.backend import backend_at
 from evaluator.doctor import VERSION, doctor
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB, Limits, Options, Result, Tests, Verdict
 
@@ -41,12 +42,6 @@ def _jobs(path: str) -> Iterator[Job | Result]:
                 yield Result.failed(Verdict.INTERNAL_ERROR, f"line {n + 1}: {exc}", key=key, isolation="none")
 
 
-def _cluster(address: str):  # noqa: ANN202 - evaluator.ray_backend.RayEvaluator (Ray is optional)
-    from evaluator.ray_backend import RayEvaluator
-
-    return RayEvaluator(address)
-
-
 def _run(args: argparse.Namespace) -> int:
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     counts: dict[str, int] = {}
@@ -54,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
         chunk: list[Job | Result] = []
         limits = Limits(time_s=args.timeout, memory_mb=args.memory_mb, output_mb=args.output_mb)
         options = Options(workers=args.workers, mode=args.mode, stop_on_first_failure=not args.all_tests)
-        judge = _cluster(args.ray_address).evaluate_many if args.ray_address else evaluate_many
+        judge = backend_at(args.ray_address).evaluate_many
 
         def flush() -> None:
             good = [job for job in chunk if not isinstance(job, Result)]
@@ -102,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return _run(args)
     if args.command == "doctor":
-        print(json.dumps(_cluster(args.ray_address).doctor() if args.ray_address else doctor(), indent=2))
+        from evaluator.ray_backend import RayEvaluator
+
+        print(json.dumps(RayEvaluator(args.ray_address).doctor() if args.ray_address else doctor(), indent=2))
         return 0
     parser.print_help()
     return 2

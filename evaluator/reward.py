@@ -18,7 +18,7 @@ import functools
 import re
 from typing import Any
 
-from evaluator import api
+from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import Limits, Options, Result, Tests, Verdict
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
@@ -38,23 +38,18 @@ WALL_BUDGET_S = 60.0
 
 
 @functools.cache
-def _cluster() -> Any:
-    """The Ray backend named by the environment (once per process), or None: the local pool. Its
-    actors start here, at the first reward, whether or not that response holds code: the evaluator
-    is warm before the first program, and up from the first step whatever the policy writes."""
+def _backend() -> EvaluatorBackend:
+    """Where rewards are judged (once per process, :mod:`evaluator.backend`): the cluster the
+    environment names, or this machine's pool. A cluster's actors start here, at the first reward,
+    whether or not that response holds code: the evaluator is warm before the first program, and up
+    from the first step whatever the policy writes."""
     from evaluator.ray_backend import from_env
 
     cluster = from_env()
-    if cluster is not None:
-        cluster.actors()
+    if cluster is None:
+        return LocalBackend()
+    cluster.actors()
     return cluster
-
-
-def _evaluate_many(jobs: list, limits: Limits, options: Options) -> list[Result]:
-    cluster = _cluster()
-    if cluster is not None:
-        return cluster.evaluate_many(jobs, limits, options)
-    return api.evaluate_many(jobs, limits, options)
 
 
 def _score(result: Result) -> dict:
@@ -104,17 +99,15 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     ``test_pass_fraction`` needs every test run, so by default this does not stop at the first
     failure; pass ``stop_on_first_failure=True`` when only the binary score matters.
     """
-    cluster = _cluster()
+    backend = _backend()
     code = extract_code(solution_str)
     if code is None:
         return _no_code()
     tests = _tests(ground_truth)
     if isinstance(tests, Result):
         return _score(tests)
-    if cluster is not None:
-        [result] = _evaluate_many([(0, code, tests)], _limits(kwargs), _options(kwargs))
-        return _score(result)
-    return _score(api.evaluate(code, tests, _limits(kwargs), _options(kwargs)))
+    [result] = backend.evaluate_many([(0, code, tests)], _limits(kwargs), _options(kwargs))
+    return _score(result)
 
 
 def compute_score_batch(data_sources: list[str], solution_strs: list[str], ground_truths: list[Any],
@@ -124,6 +117,6 @@ def compute_score_batch(data_sources: list[str], solution_strs: list[str], groun
     codes = [extract_code(s) for s in solution_strs]
     tests = [_tests(g) for g in ground_truths]
     jobs = [(i, c, t) for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Tests)]
-    results: dict[int, Result] = {r.key: r for r in _evaluate_many(jobs, _limits(kwargs), _options(kwargs, workers))}
+    results: dict[int, Result] = {r.key: r for r in _backend().evaluate_many(jobs, _limits(kwargs), _options(kwargs, workers))}
     results.update({i: t for i, (c, t) in enumerate(zip(codes, tests)) if c is not None and isinstance(t, Result)})
     return [_score(results[i]) if i in results else _no_code() for i in range(len(codes))]

@@ -171,13 +171,13 @@ def test_the_reward_judges_on_the_cluster_when_configured(cluster, monkeypatch):
     truth = json.dumps({"kind": "stdin", "cases": [{"input": "1", "output": "2"}, {"input": "5", "output": "6"}]})
     local = [reward.compute_score("x", s, truth) for s in (good, bad)]
     monkeypatch.setenv("MICROCODER_EVALUATOR_RAY_ADDRESS", cluster["address"])
-    reward._cluster.cache_clear()
+    reward._backend.cache_clear()
     try:
         single = [reward.compute_score("x", s, truth) for s in (good, bad)]
         batch = reward.compute_score_batch(["x"] * 3, [good, bad, "no code"], [truth] * 3)
-        judged = sum(reward._cluster().jobs_by_node.values())
+        judged = sum(reward._backend().jobs_by_node.values())
     finally:
-        reward._cluster.cache_clear()
+        reward._backend.cache_clear()
     keys = ("score", "acc", "test_pass_fraction", "verdict")
     assert [[r[k] for k in keys] for r in single] == [[r[k] for k in keys] for r in local] == \
         [[r[k] for k in keys] for r in batch[:2]]
