@@ -7,7 +7,7 @@ toward the stated sizes (at most 1000 elements or characters per argument, 10,00
 Expected outputs come from running reference solutions elsewhere; inputs a reference rejects are
 dropped there.
 
-Every input keeps each argument's type and respects the bounds :mod:`constraints` reads from the
+Every input keeps each argument's type and respects the bounds :mod:`constraints.bounds` reads from the
 statement (:mod:`call_positions`), keeps the order properties every example shares
 (:mod:`call_shapes`), and keeps the relations between arguments every example shares: equal
 lengths of two arguments; an int argument equal to, or at most, another argument's length.

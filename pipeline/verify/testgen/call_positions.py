@@ -1,7 +1,7 @@
 """One argument of a call: its bounds, and how new values for it are made and checked.
 
 A :class:`Position` joins what the examples show (their :class:`~call_shapes.Shape`) with the
-bounds :mod:`constraints` reads from the statement: sizes, row sizes, values, the alphabet of
+bounds :mod:`constraints.bounds` reads from the statement: sizes, row sizes, values, the alphabet of
 strings. Bounds that an example breaks are taken for misreadings and ignored. It also tells a
 LeetCode tree list (parameter ``root``, or a statement about a binary tree and a list with None)
 and a binary search tree. New numbers come from the bound, else from the observed range widened;

@@ -1,6 +1,6 @@
 """What a Constraints section says about a call's arguments together (LeetCode's notation).
 
-:func:`pipeline.verify.testgen.constraints.parse_constraints` keeps numeric ends only: ``1 <= n <= 10^5``
+:func:`pipeline.verify.testgen.constraints.bounds.parse_constraints` keeps numeric ends only: ``1 <= n <= 10^5``
 is a bound, while ``edges.length == n - 1``, ``0 <= nums[i] < nums.length``, ``1 <= grid[i][j] <=
 n * n`` and ``n == grid.length == grid[i].length`` tie the arguments to each other and are left out
 there. A reference answers inputs that break them (a "tree" of 14 edges on 31,734 nodes; ``nums =
