@@ -24,7 +24,7 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
-from pipeline.verify.testgen.kinds import Candidate, Runs, input_size, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Runs, cover, kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 
@@ -89,19 +89,11 @@ def _renders(cand: Candidate, i: int) -> bool:
     return cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), [i])[1] == 1
 
 
-def cover(cand: Candidate) -> list[int]:
-    """The fewest reserve inputs (greedily) that reject every sample some input rejects; ties go to
-    the smaller input, then the earlier, so a rerun adds the same tests."""
-
+def _fewest(cand: Candidate) -> list[int]:
+    """The fewest reserve inputs (greedily, :func:`~pipeline.verify.testgen.kinds.cover`) that reject
+    every sample some input that can be written as a test rejects."""
     usable = {i for kills in cand.kills.values() for i in kills if _renders(cand, i)}
-    open_ = {name: kills & usable for name, kills in cand.kills.items() if kills & usable}
-    chosen: list[int] = []
-    while open_:
-        best = max(sorted(usable - set(chosen)),
-                   key=lambda i: (sum(i in k for k in open_.values()), -input_size(cand.inputs[i]), -i))
-        chosen.append(best)
-        open_ = {n: k for n, k in open_.items() if best not in k}
-    return chosen
+    return cover(cand, {name: kills & usable for name, kills in cand.kills.items() if kills & usable}, sorted(usable))
 
 
 def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None]], *, backend: EvaluatorBackend,
@@ -126,7 +118,7 @@ def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None
         cands[ci].kind.adversary_kills(cands[ci], name, result)
     out = []
     for cand in cands:
-        chosen = cover(cand) if cand is not None else []
+        chosen = _fewest(cand) if cand is not None else []
         if not chosen:
             out.append(RoundResult())
             continue

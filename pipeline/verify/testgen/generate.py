@@ -47,7 +47,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
-from pipeline.verify.testgen.kinds import Candidate, Runs, hardcoder, input_size, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size, kind_for
 
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
@@ -273,21 +273,23 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through,
     then the rest round-robin over how they were made, within the count and time caps."""
     pool = _pool(cand, config)
-    chosen: list[int] = []
-    spent = 0.0
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
+
+    def spent_on(chosen: list[int]) -> float:
+        total = 0.0
+        for j in chosen:  # summed in the order chosen, as the caps have always added them
+            total += cand.ref_s.get(j, 0.0)
+        return total
+
+    def within_caps(i: int, chosen: list[int]) -> bool:
+        return len(chosen) < config.max_tests and spent_on(chosen) + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+
+    chosen = cover(cand, open_, pool, within_caps)
+    spent = spent_on(chosen)
 
     def fits(i: int) -> bool:
         return len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
 
-    while open_:  # ties go to the smaller input, then the earlier: the same tests on every run (a clock would not)
-        best = max((i for i in pool if i not in chosen and fits(i)),
-                   key=lambda i: (sum(i in kills for kills in open_.values()), -input_size(cand.inputs[i]), -i), default=None)
-        if best is None or not any(best in kills for kills in open_.values()):
-            break
-        chosen.append(best)
-        spent += cand.ref_s.get(best, 0.0)
-        open_ = {n: k for n, k in open_.items() if best not in k}
     by_label: dict[str, list[int]] = {}
     for i in pool:
         if i not in chosen:

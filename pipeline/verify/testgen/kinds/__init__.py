@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.verify.testgen.kinds import assertion, call, stdin
-from pipeline.verify.testgen.kinds.base import Candidate, Runs, TestKind, input_size, kind_for, register_kind
+from pipeline.verify.testgen.kinds.base import Candidate, Runs, TestKind, cover, input_size, kind_for, register_kind
 
-__all__ = ["Candidate", "Runs", "TestKind", "assertion", "call", "hardcoder", "input_size", "kind_for", "register_kind", "stdin"]
+__all__ = ["Candidate", "Runs", "TestKind", "assertion", "call", "cover", "hardcoder", "input_size", "kind_for", "register_kind", "stdin"]
 
 
 def hardcoder(row: dict[str, Any], entry: tuple[str, ...] | None = None, kind: TestKind | None = None) -> str | None:

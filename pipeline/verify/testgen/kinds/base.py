@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -94,6 +94,23 @@ class Runs:
 def input_size(value: Any) -> int:
     """An input's size, the proxy for its cost that is the same on every run (selection's tie-break)."""
     return len(value) if isinstance(value, str) else len(repr(value))
+
+
+def cover(cand: Candidate, open_: dict[str, set[int]], pool: Iterable[int],
+          fits: Callable[[int, list[int]], bool] = lambda i, chosen: True) -> list[int]:
+    """Inputs of ``pool`` chosen greedily until every adversary in ``open_`` (its name -> the inputs
+    that reject it) is rejected by one, or none that ``fits`` (given those chosen so far) rejects
+    another. Ties go to the smaller input, then the earlier: the same tests on every run (a clock
+    would not). Test selection and the differential round choose this way."""
+    pool, chosen = list(pool), []
+    while open_:
+        best = max((i for i in pool if i not in chosen and fits(i, chosen)),
+                   key=lambda i: (sum(i in kills for kills in open_.values()), -input_size(cand.inputs[i]), -i), default=None)
+        if best is None or not any(best in kills for kills in open_.values()):
+            break
+        chosen.append(best)
+        open_ = {n: k for n, k in open_.items() if best not in k}
+    return chosen
 
 
 def origin(label: str) -> str:
