@@ -17,7 +17,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    from the reference may be equivalent: it is counted apart and left out of the score;
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
-   reference time, so the reward stays fast. Each kept case records its origin and how it
+   reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
+   a ``stdin`` case is a process of its own, so those problems keep fewer), so the reward stays fast. Each kept case records its origin and how it
    was made. The smallest answered inputs left out stay with the row as its reserve
    (``reserve_inputs``), for the difficulty stage's differential round
    (:mod:`pipeline.verify.testgen.differential`).
@@ -83,6 +84,9 @@ class TestGenConfig:
     inputs: int = 30  # candidate inputs generated per problem
     max_tests: int = 20  # generated tests kept per problem
     max_reference_s: float = 2.0  # summed reference CPU time of the kept generated tests
+    # what one reward may cost a correct program on the released tests, estimated (each case: its
+    # kind's ``case_s`` and the reference's time on it): tests past it join only to reject an adversary
+    max_reward_s: float = 0.05
     mutants: int = 8  # AST mutants of the first reference
     oracle_budget_s: float = 5.0  # wall time a reference may spend answering one problem's inputs
     adversary_budget_s: float = 2.0  # ... and an adversary running them (a looping mutant stops at its first limit)
@@ -271,7 +275,8 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
 # ----------------------------------------------------------------------------- selecting
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through,
-    then the rest round-robin over how they were made, within the count and time caps."""
+    then the rest round-robin over how they were made, within the count and time caps, and,
+    for the rest, the reward's (:func:`reward_estimate_s`, ``max_reward_s``)."""
     pool = _pool(cand, config)
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
 
@@ -286,9 +291,11 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
 
     chosen = cover(cand, open_, pool, within_caps)
     spent = spent_on(chosen)
+    reward_s = reward_estimate_s(cand, chosen)
 
     def fits(i: int) -> bool:
-        return len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+        return (len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+                and reward_s + reward_estimate_s(cand, [i], source_tests=False) <= config.max_reward_s)
 
     by_label: dict[str, list[int]] = {}
     for i in pool:
@@ -302,9 +309,19 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
             if fits(i):
                 chosen.append(i)
                 spent += cand.ref_s.get(i, 0.0)
+                reward_s += reward_estimate_s(cand, [i], source_tests=False)
         if len(chosen) >= config.max_tests:
             break
     return chosen
+
+
+def reward_estimate_s(cand: Candidate, chosen: list[int], source_tests: bool = True) -> float:
+    """What judging a correct program on the source's tests (``source_tests``) and the inputs
+    ``chosen`` costs, estimated the same on every run: each case its kind's own cost
+    (:attr:`~pipeline.verify.testgen.kinds.base.TestKind.case_s`), a generated one the reference's
+    time on it too (the source's cases: their count only; they are the same before and after)."""
+    count = cand.row["tests"].count if source_tests else 0
+    return (count + len(chosen)) * cand.kind.case_s + sum(cand.ref_s.get(i, 0.0) for i in chosen)
 
 
 def _pool(cand: Candidate, config: TestGenConfig) -> list[int]:

@@ -126,6 +126,9 @@ class TestKind:
     name = ""  # set by :func:`register_kind`
     serves = ""  # the ``Tests.kind`` whose rows it can take
     model_shape = ""  # how a model-written generator returns an input (in its prompt)
+    # what one more case adds to a reward beyond the program's own time: a call into the running
+    # program (``benchmarks/bench_evaluator.py``); selection's reward cap reads it
+    case_s = 0.0005
 
     def claims(self, tests: Tests) -> bool:
         """Whether these tests are this kind's, among the kinds serving ``tests.kind``."""
