@@ -106,6 +106,9 @@ class TestGenConfig:
     # answered inputs not selected, the smallest first, kept for the difficulty stage's differential
     # round against the model's samples (``reserve_inputs``; :mod:`pipeline.verify.testgen.differential`)
     reserve: int = 16
+    # inputs past the examples' envelope (empty, single, ties, long, zero, negative, stated extremes)
+    # that break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
+    edges: int = 12
     cache: bool = True
 
 
@@ -343,6 +346,11 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
             entry = reserve_entry(cand.inputs[i], cand.expected[i], cand.labels[i])
             if entry is not None:
                 entries.append(entry)
+    for i, answer in cand.edge_answers.items():  # every answered edge: the round is their only way in
+        if cand.kind.expected_text(answer) is not None:
+            entry = reserve_entry(cand.inputs[i], answer, cand.labels[i])
+            if entry is not None:
+                entries.append(entry)
     return json.dumps(entries, ensure_ascii=False)
 
 
@@ -376,7 +384,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         mutants_equivalent=len(mutants) - len(distinguishable),  # no input tells them from the reference
         mutation_score_before=round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
         mutation_score=round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
-        reserve_inputs=reserve(cand, config, chosen) if cand.expected and config.reserve > 0 else "[]",
+        reserve_inputs=reserve(cand, config, chosen) if (cand.expected or cand.edge_answers) and config.reserve > 0 else "[]",
     )
     return {"tests": new_tests, "num_tests": new_tests.count, **report.columns()}
 
@@ -513,6 +521,33 @@ def _add_model_help(cands: list[Candidate], sampler: Any, config: TestGenConfig,
             cand.brute = code
 
 
+def add_edges(cand: Candidate, config: TestGenConfig) -> None:
+    """The kind's edges, after the inputs generation made (so the kind has read the examples)."""
+    if not config.edges or not cand.inputs:
+        return
+    try:
+        made = cand.kind.edges(cand, config.edges)
+    except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
+        return
+    seen = {repr(x) for x in cand.inputs}
+    for value, label in made:
+        if repr(value) not in seen:
+            seen.add(repr(value))
+            cand.edges.add(len(cand.inputs))
+            cand.inputs.append(value)
+            cand.labels.append(label)
+
+
+def set_edges_apart(cand: Candidate) -> None:
+    """The answered edges out of the inputs selection and the adversaries see: the reserve's only."""
+    cand.edge_answers = {i: cand.expected.pop(i) for i in sorted(cand.edges) if i in cand.expected}
+    for i in cand.edges:
+        cand.ref_s.pop(i, None)
+        cand.witnesses.pop(i, None)
+    if not cand.expected and cand.note is None:
+        cand.note = "no generated input on which every reference ended cleanly and agreed"
+
+
 def _stage_stats(out: list[dict[str, Any]], attempted: int, hits: int, elapsed: float) -> dict[str, Any]:
     def total(column: str) -> int:
         return sum(int(r.get(column) or 0) for r in out)
@@ -544,12 +579,15 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
     out, todo, hits = _triage(rows, config)
     cands = [c for _, _, c in todo]
     _add_model_help(cands, sampler, config, backend)
+    for cand in cands:
+        add_edges(cand, config)
     if progress and cands:
         progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
                  f"{sum(len(c.inputs) for c in cands)} candidate inputs")
     run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb,
                budget_s=config.oracle_budget_s)
     for cand in cands:
+        set_edges_apart(cand)
         build_adversaries(cand, config)
     run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb,
                     budget_s=config.adversary_budget_s)

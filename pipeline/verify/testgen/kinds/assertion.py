@@ -81,6 +81,9 @@ class LinkedKind(AssertKind):
         cand.entry, cand.linked, cand.answered = linked.examples(cand.row["tests"])
         self._read(cand)
 
+    def edges(self, cand: Candidate, n: int) -> list:
+        return []  # nodes built by a shim: their edges are not plain values
+
     def program(self, cand: Candidate, code: str) -> str:
         return code + cand.linked.shim()  # builds the nodes, answers a plain list
 
