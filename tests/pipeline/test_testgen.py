@@ -273,3 +273,25 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     cand.kills = {"mutant:a": {29}, "mutant:b": {28}}
     chosen = select(dataclasses.replace(cand, kills=cand.kills), dataclasses.replace(config, max_reward_s=0.0))
     assert chosen == [28, 29] or chosen == [29, 28]
+
+
+def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_refuses(processed):
+    """Edges past the examples' envelope wait in the reserve; the round admits one only where
+    another sample answers it as the references do and no sample refuses it (raises)."""
+    from evaluator.backend import LocalBackend
+    from pipeline.verify.testgen.differential import differential_round, read_reserve
+
+    [row] = _verify([processed["mbpp"][0]], max_tests=2).kept
+    edges = [(value, label) for value, _, label in read_reserve(row["reserve_inputs"]) if label.startswith("edge:")]
+    assert edges and all(label.split(":")[1] in {"empty", "single", "ties", "long"} for _, label in edges)
+    value = edges[0][0]
+    wrong, right = _special_cased(row, value, "assert"), row["solutions"][0]
+    refuses = wrong.replace("return 'wrong answer'", "raise ValueError('not an input of this problem')")
+
+    def added(samples):
+        [grown] = differential_round([row], [samples], backend=LocalBackend())
+        return grown.added, grown.rejected
+
+    assert added([wrong]) == (0, frozenset())  # the references' word alone
+    assert added([wrong, right]) == (1, {0})  # a second program answers as they do
+    assert added([wrong, right, refuses]) == (0, frozenset())  # a correct program may refuse it

@@ -7,6 +7,9 @@ stage samples k programs per problem; a sample that passes the current tests but
 references on a reserve input is a wrong program a policy could learn to write, and that input
 earns a place among the tests (EvolveCoder's and CodeContests-O's rounds against candidate
 programs). The fewest inputs that reject every such sample are added, so the reward stays fast.
+The reserve also holds the problem's edges (:mod:`pipeline.verify.testgen.edges`), inputs past
+the examples' envelope that only this round may admit, and only where a second program vouches
+for the references' answer (:func:`vouched`).
 
 A sample is run as generation runs an adversary (the kind's ``adversary_job`` and
 ``adversary_kills``: one backend call for every problem), under the problem's own time limit, the
