@@ -18,8 +18,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
-   a ``stdin`` case is a process of its own, so those problems keep fewer), so the reward stays fast. Each kept case records its origin and how it
-   was made. The smallest answered inputs left out stay with the row as its reserve
+   a ``stdin`` case is a process of its own, so those problems keep fewer), so the reward stays
+   fast. Each kept case records its origin and how it was made. The smallest answered inputs left out stay with the row as its reserve
    (``reserve_inputs``), for the difficulty stage's differential round
    (:mod:`pipeline.verify.testgen.differential`).
 
@@ -106,8 +106,8 @@ class TestGenConfig:
     # answered inputs not selected, the smallest first, kept for the difficulty stage's differential
     # round against the model's samples (``reserve_inputs``; :mod:`pipeline.verify.testgen.differential`)
     reserve: int = 16
-    # inputs past the examples' envelope (empty, single, ties, long, zero, negative, stated extremes)
-    # that break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
+    # inputs past the examples' envelope (empty, single, ties, long, a stated range's ends) that
+    # break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
     edges: int = 12
     cache: bool = True
 
