@@ -79,12 +79,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--no-ray", action="store_true", help="the local pool only")
     parser.add_argument("--ray-address", default="", help="a running cluster instead of the two local nodes")
+    parser.add_argument("--ray-max", default="all",
+                        help="the largest size Ray runs too (the local pool runs every size): 'all', or a problem count")
     parser.add_argument("--budget-s", type=float, default=None,
                         help="the oracle's and adversaries' wall budget per problem (default: the product's, 5 s and 2 s); "
                              "a generous one makes both backends do the same work, so their times compare")
     args = parser.parse_args()
     pool = problem_pool()
     sizes = [len(pool) if s == "all" else min(int(s), len(pool)) for s in args.sizes.split(",")]
+    ray_max = len(pool) if args.ray_max == "all" else int(args.ray_max)
     backends = [("local pool", LocalBackend(), None)]
     cluster = None
     if not args.no_ray:
@@ -101,6 +104,8 @@ def main() -> None:
     try:
         for size in sizes:
             for name, backend, _ in backends:
+                if backend is not backends[0][1] and size > ray_max:
+                    continue
                 figures = run(pool[:size], backend, args.workers, args.budget_s)
                 rows_out.append((name, size, figures))
                 print(f"{name}: {size} problems in {figures['seconds']:.1f} s ({figures['per_s']:.2f}/s)", flush=True)

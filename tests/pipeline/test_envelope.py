@@ -69,3 +69,23 @@ def test_an_answer_that_lost_digits_to_floats_is_no_answer():
     assert not float_derived([1, 2, True]) and not float_derived(141421356237310)
     # an answer of thousands of digits (past Python's int-from-text limit) is simply not one
     assert not float_derived("7" * 6535 + "\n") and not float_derived(7 ** 8000)
+
+
+def test_edges_leave_the_envelope_but_keep_what_the_statement_and_the_pairs_of_arguments_say():
+    """Empty, single, ties and long for sized arguments; numbers only at a stated range's ends (a
+    negation or zero with nothing stated failed correct programs); never an edge that breaks the
+    length relation every example keeps between two arguments (elementwise tuples)."""
+    from pipeline.verify.testgen.edges import edge_calls
+    from pipeline.verify.testgen.profile import CallProfile
+
+    free = CallProfile.infer([(((10, 4, 6), (5, 2, 3)), {}, (2, 2, 2)), (((12, 6), (3, 2)), {}, (4, 3))], "",
+                             ["test_tup1", "test_tup2"])
+    calls = edge_calls(free, 40)
+    whats = {label.split(":")[1] for _, label in calls}
+    assert whats == {"empty", "single", "ties", "long"}
+    assert all(free.envelope.lengths_kept(*call) is False for call, label in calls if "empty" in label)
+    assert free.envelope.lengths_kept(((1, 2), (3, 4)), {}) and not free.envelope.lengths_kept(((1, 2), (3,)), {})
+
+    stated = CallProfile.infer([((5,), {}, 120), ((3,), {}, 6)], "Constraints: -10 <= n <= 20", ["n"])
+    assert sorted(call[0][0] for call, _ in edge_calls(stated, 10)) == [-10, 0, 20]
+    assert edge_calls(CallProfile.infer([((5,), {}, 120)], "", ["n"]), 10) == []

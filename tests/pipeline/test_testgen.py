@@ -252,3 +252,46 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     pq.write_table(pa.Table.from_pylist([{c: cached[c] for c in old}]), tmp_path / "old.parquet")
     [before] = ScoreCache(str(tmp_path / "old.parquet")).rows.values()
     assert merge_scores([row], [before])[0]["tests"] is row["tests"]
+
+
+def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys_test(processed):
+    """A stdin case is a process of its own: padding stops where the estimated reward passes
+    ``max_reward_s``; a test that rejects an adversary joins past it."""
+    from pipeline.verify.testgen.generate import reward_estimate_s, select
+    from pipeline.verify.testgen.kinds import Candidate, kind_for
+
+    row = processed["taco"][0]
+    cand = Candidate(row, kind_for(row["tests"]))
+    cand.inputs = [f"{n}\n" for n in range(30)]
+    cand.labels = [f"grammar:{n % 3}" for n in range(30)]
+    cand.expected = {i: f"{i}\n" for i in range(30)}
+    cand.ref_s = dict.fromkeys(range(30), 0.001)
+    config = dataclasses.replace(GEN, max_tests=20)
+    padded = select(cand, config)
+    assert 0 < len(padded) < 20 and reward_estimate_s(cand, padded) <= config.max_reward_s
+    assert reward_estimate_s(cand, padded + [29]) > config.max_reward_s  # it stopped at the cap
+    cand.kills = {"mutant:a": {29}, "mutant:b": {28}}
+    chosen = select(dataclasses.replace(cand, kills=cand.kills), dataclasses.replace(config, max_reward_s=0.0))
+    assert chosen == [28, 29] or chosen == [29, 28]
+
+
+def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_refuses(processed):
+    """Edges past the examples' envelope wait in the reserve; the round admits one only where
+    another sample answers it as the references do and no sample refuses it (raises)."""
+    from evaluator.backend import LocalBackend
+    from pipeline.verify.testgen.differential import differential_round, read_reserve
+
+    [row] = _verify([processed["mbpp"][0]], max_tests=2).kept
+    edges = [(value, label) for value, _, label in read_reserve(row["reserve_inputs"]) if label.startswith("edge:")]
+    assert edges and all(label.split(":")[1] in {"empty", "single", "ties", "long"} for _, label in edges)
+    value = edges[0][0]
+    wrong, right = _special_cased(row, value, "assert"), row["solutions"][0]
+    refuses = wrong.replace("return 'wrong answer'", "raise ValueError('not an input of this problem')")
+
+    def added(samples):
+        [grown] = differential_round([row], [samples], backend=LocalBackend())
+        return grown.added, grown.rejected
+
+    assert added([wrong]) == (0, frozenset())  # the references' word alone
+    assert added([wrong, right]) == (1, {0})  # a second program answers as they do
+    assert added([wrong, right, refuses]) == (0, frozenset())  # a correct program may refuse it

@@ -111,6 +111,17 @@ class Envelope:
             return False
         if not all(self._value_fits(value, self._column(i)) for i, value in enumerate(values)):
             return False
+        return self.lengths_kept(args, kwargs)
+
+    def lengths_kept(self, args: tuple, kwargs: dict) -> bool:
+        """Whether the arguments keep the length differences every example keeps (equal lengths,
+        "one operator fewer than operands", or at least the sign): the one part of the envelope an
+        edge must keep too (:mod:`pipeline.verify.testgen.edges`)."""
+        if not self.positions or not self.same_width:
+            return True
+        values = arguments(args, kwargs)
+        if len(values) != self.width:
+            return False
         sized = [i for i in range(self.width) if all(_sized(p[i]) for p in self.positions)]
         for a in sized:
             for b in sized:

@@ -17,8 +17,9 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    from the reference may be equivalent: it is counted apart and left out of the score;
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
-   reference time, so the reward stays fast. Each kept case records its origin and how it
-   was made. The smallest answered inputs left out stay with the row as its reserve
+   reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
+   a ``stdin`` case is a process of its own, so those problems keep fewer), so the reward stays
+   fast. Each kept case records its origin and how it was made. The smallest answered inputs left out stay with the row as its reserve
    (``reserve_inputs``), for the difficulty stage's differential round
    (:mod:`pipeline.verify.testgen.differential`).
 
@@ -83,6 +84,9 @@ class TestGenConfig:
     inputs: int = 30  # candidate inputs generated per problem
     max_tests: int = 20  # generated tests kept per problem
     max_reference_s: float = 2.0  # summed reference CPU time of the kept generated tests
+    # what one reward may cost a correct program on the released tests, estimated (each case: its
+    # kind's ``case_s`` and the reference's time on it): tests past it join only to reject an adversary
+    max_reward_s: float = 0.05
     mutants: int = 8  # AST mutants of the first reference
     oracle_budget_s: float = 5.0  # wall time a reference may spend answering one problem's inputs
     adversary_budget_s: float = 2.0  # ... and an adversary running them (a looping mutant stops at its first limit)
@@ -102,6 +106,9 @@ class TestGenConfig:
     # answered inputs not selected, the smallest first, kept for the difficulty stage's differential
     # round against the model's samples (``reserve_inputs``; :mod:`pipeline.verify.testgen.differential`)
     reserve: int = 16
+    # inputs past the examples' envelope (empty, single, ties, long, a stated range's ends) that
+    # break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
+    edges: int = 12
     cache: bool = True
 
 
@@ -271,7 +278,8 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
 # ----------------------------------------------------------------------------- selecting
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through,
-    then the rest round-robin over how they were made, within the count and time caps."""
+    then the rest round-robin over how they were made, within the count and time caps, and,
+    for the rest, the reward's (:func:`reward_estimate_s`, ``max_reward_s``)."""
     pool = _pool(cand, config)
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
 
@@ -286,9 +294,11 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
 
     chosen = cover(cand, open_, pool, within_caps)
     spent = spent_on(chosen)
+    reward_s = reward_estimate_s(cand, chosen)
 
     def fits(i: int) -> bool:
-        return len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+        return (len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+                and reward_s + reward_estimate_s(cand, [i], source_tests=False) <= config.max_reward_s)
 
     by_label: dict[str, list[int]] = {}
     for i in pool:
@@ -302,9 +312,19 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
             if fits(i):
                 chosen.append(i)
                 spent += cand.ref_s.get(i, 0.0)
+                reward_s += reward_estimate_s(cand, [i], source_tests=False)
         if len(chosen) >= config.max_tests:
             break
     return chosen
+
+
+def reward_estimate_s(cand: Candidate, chosen: list[int], source_tests: bool = True) -> float:
+    """What judging a correct program on the source's tests (``source_tests``) and the inputs
+    ``chosen`` costs, estimated the same on every run: each case its kind's own cost
+    (:attr:`~pipeline.verify.testgen.kinds.base.TestKind.case_s`), a generated one the reference's
+    time on it too (the source's cases: their count only; they are the same before and after)."""
+    count = cand.row["tests"].count if source_tests else 0
+    return (count + len(chosen)) * cand.kind.case_s + sum(cand.ref_s.get(i, 0.0) for i in chosen)
 
 
 def _pool(cand: Candidate, config: TestGenConfig) -> list[int]:
@@ -324,6 +344,11 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
             break
         if cand.kind.expected_text(cand.expected[i]) is not None:
             entry = reserve_entry(cand.inputs[i], cand.expected[i], cand.labels[i])
+            if entry is not None:
+                entries.append(entry)
+    for i, answer in cand.edge_answers.items():  # every answered edge: the round is their only way in
+        if cand.kind.expected_text(answer) is not None:
+            entry = reserve_entry(cand.inputs[i], answer, cand.labels[i])
             if entry is not None:
                 entries.append(entry)
     return json.dumps(entries, ensure_ascii=False)
@@ -359,7 +384,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         mutants_equivalent=len(mutants) - len(distinguishable),  # no input tells them from the reference
         mutation_score_before=round(len(killed_before) / len(distinguishable), 4) if distinguishable else None,
         mutation_score=round(len(killed_after) / len(distinguishable), 4) if distinguishable else None,
-        reserve_inputs=reserve(cand, config, chosen) if cand.expected and config.reserve > 0 else "[]",
+        reserve_inputs=reserve(cand, config, chosen) if (cand.expected or cand.edge_answers) and config.reserve > 0 else "[]",
     )
     return {"tests": new_tests, "num_tests": new_tests.count, **report.columns()}
 
@@ -496,6 +521,33 @@ def _add_model_help(cands: list[Candidate], sampler: Any, config: TestGenConfig,
             cand.brute = code
 
 
+def add_edges(cand: Candidate, config: TestGenConfig) -> None:
+    """The kind's edges, after the inputs generation made (so the kind has read the examples)."""
+    if not config.edges or not cand.inputs:
+        return
+    try:
+        made = cand.kind.edges(cand, config.edges)
+    except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
+        return
+    seen = {repr(x) for x in cand.inputs}
+    for value, label in made:
+        if repr(value) not in seen:
+            seen.add(repr(value))
+            cand.edges.add(len(cand.inputs))
+            cand.inputs.append(value)
+            cand.labels.append(label)
+
+
+def set_edges_apart(cand: Candidate) -> None:
+    """The answered edges out of the inputs selection and the adversaries see: the reserve's only."""
+    cand.edge_answers = {i: cand.expected.pop(i) for i in sorted(cand.edges) if i in cand.expected}
+    for i in cand.edges:
+        cand.ref_s.pop(i, None)
+        cand.witnesses.pop(i, None)
+    if not cand.expected and cand.note is None:
+        cand.note = "no generated input on which every reference ended cleanly and agreed"
+
+
 def _stage_stats(out: list[dict[str, Any]], attempted: int, hits: int, elapsed: float) -> dict[str, Any]:
     def total(column: str) -> int:
         return sum(int(r.get(column) or 0) for r in out)
@@ -527,12 +579,15 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
     out, todo, hits = _triage(rows, config)
     cands = [c for _, _, c in todo]
     _add_model_help(cands, sampler, config, backend)
+    for cand in cands:
+        add_edges(cand, config)
     if progress and cands:
         progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
                  f"{sum(len(c.inputs) for c in cands)} candidate inputs")
     run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb,
                budget_s=config.oracle_budget_s)
     for cand in cands:
+        set_edges_apart(cand)
         build_adversaries(cand, config)
     run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb,
                     budget_s=config.adversary_budget_s)

@@ -15,7 +15,7 @@ from typing import Any
 from evaluator.model import Checker, SpecialJudge
 from pipeline.schema import Tests
 from pipeline.verify.testgen import asserts, linked
-from pipeline.verify.testgen.kinds.base import Candidate, register_kind
+from pipeline.verify.testgen.kinds.base import Candidate, Made, register_kind
 from pipeline.verify.testgen.kinds.call import CallKind, param_names
 
 
@@ -80,6 +80,9 @@ class LinkedKind(AssertKind):
     def examples(self, cand: Candidate, statement: str) -> None:
         cand.entry, cand.linked, cand.answered = linked.examples(cand.row["tests"])
         self._read(cand)
+
+    def edges(self, cand: Candidate, n: int) -> Made:
+        return []  # nodes built by a shim: their edges are not plain values
 
     def program(self, cand: Candidate, code: str) -> str:
         return code + cand.linked.shim()  # builds the nodes, answers a plain list

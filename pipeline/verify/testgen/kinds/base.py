@@ -56,6 +56,10 @@ class Candidate:
     note: str | None = None
     adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
     kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
+    unrun: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> inputs it never ran (a limit came first)
+    failed: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
+    edges: set[int] = dataclasses.field(default_factory=set)  # inputs past the envelope: for the reserve only
+    edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # ... the references' answers to them
     killed_by_original: set[str] = dataclasses.field(default_factory=set)
 
     @property
@@ -126,6 +130,9 @@ class TestKind:
     name = ""  # set by :func:`register_kind`
     serves = ""  # the ``Tests.kind`` whose rows it can take
     model_shape = ""  # how a model-written generator returns an input (in its prompt)
+    # what one more case adds to a reward beyond the program's own time: a call into the running
+    # program (``benchmarks/bench_evaluator.py``); selection's reward cap reads it
+    case_s = 0.0005
 
     def claims(self, tests: Tests) -> bool:
         """Whether these tests are this kind's, among the kinds serving ``tests.kind``."""
@@ -142,6 +149,11 @@ class TestKind:
         else it infers from the examples) before the first. The driver asks for a second batch
         only to make up for inputs the validator refused."""
         raise NotImplementedError
+
+    def edges(self, cand: Candidate, n: int) -> Made:
+        """Up to ``n`` inputs past the examples' envelope that break no rule the statement states
+        (:mod:`pipeline.verify.testgen.edges`): for the reserve only, after :meth:`propose`."""
+        return []
 
     def runnable(self, cand: Candidate) -> bool:
         """Whether inputs can be run at all (a model's, say): there is something to call."""

@@ -87,6 +87,21 @@ class CallKind(TestKind):
         more = mutate_args(profile, n=2 * n, seed=seed + 1)
         yield [((m[0], m[1]), m[2]) for m in more]
 
+    def edges(self, cand: Candidate, n: int) -> Made:
+        import dataclasses
+
+        from pipeline.verify.testgen.edges import edge_calls
+        from pipeline.verify.testgen.validate import CallValidator
+
+        if cand.profile is None or not n:
+            return []
+        stated = CallValidator(dataclasses.replace(cand.profile, envelope=None)).reason  # the statement's rules only
+        envelope = cand.profile.envelope
+
+        def allowed(args: tuple, kwargs: dict) -> bool:
+            return stated(args, kwargs) is None and (envelope is None or envelope.lengths_kept(args, kwargs))
+        return [(call, label) for call, label in edge_calls(cand.profile, 4 * n) if allowed(*call)][:n]
+
     def small(self, value: Any) -> bool:
         args, kwargs = value
         return _leaves(list(args)) + _leaves(kwargs) <= SMALL_CALL_LEAVES
@@ -169,6 +184,8 @@ class CallKind(TestKind):
         kept = sorted(cand.expected)
         cand.kills[name] = {kept[j] for j, o in enumerate(result) if not o.not_run and (
             not o.ok or not self.same_answer(None, cand.expected[kept[j]], o.value))}
+        cand.unrun[name] = {kept[j] for j, o in enumerate(result) if o.not_run}
+        cand.failed[name] = {kept[j] for j, o in enumerate(result) if not o.not_run and not o.ok}
 
     def expected_text(self, answer: Any) -> str | None:
         from evaluator.compare import encode_value

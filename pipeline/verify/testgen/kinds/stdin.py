@@ -31,6 +31,7 @@ def stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = Non
 class StdinKind(TestKind):
     serves = "stdin"
     model_shape = " as the exact text the program reads from stdin"
+    case_s = 0.003  # each case a forked, jailed process of its own (an empty program's, benchmarks/bench_evaluator.py)
 
     def examples(self, cand: Candidate, statement: str) -> None:
         cand.examples = [c.input for c in cand.row["tests"].cases]
