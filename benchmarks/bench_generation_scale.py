@@ -2,6 +2,7 @@
 two-node Ray cluster, in one run.
 
     .venv/bin/python benchmarks/bench_generation_scale.py [--sizes 50,100,200,400] [--no-ray] [--workers N]
+    .venv/bin/python benchmarks/bench_generation_scale.py --sizes 400 --plan-only   # the serial part alone
 
 The problems: every local training source's processed problems that have a reference, taken
 round-robin by source, so that every size mixes the sources as a full run does (``--sizes all``:
@@ -62,6 +63,17 @@ def run(rows: list[dict], backend, workers: int, budget_s: float | None) -> dict
             "generated": sum(int(r.get("generated_tests") or 0) for r in result.kept), "kept": len(result.kept)}
 
 
+def plan_seconds(rows: list[dict]) -> float:
+    """Making the inputs alone (what runs in the driver's one process before any program runs)."""
+    from pipeline.verify.testgen.generate import add_edges, plan_inputs
+
+    config = TestGenConfig(cache=False)
+    start = time.perf_counter()
+    for row in rows:
+        add_edges(plan_inputs(row, config), config)
+    return time.perf_counter() - start
+
+
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
     """Least squares ``seconds = a + b * problems``."""
     n = len(points)
@@ -84,9 +96,16 @@ def main() -> None:
     parser.add_argument("--budget-s", type=float, default=None,
                         help="the oracle's and adversaries' wall budget per problem (default: the product's, 5 s and 2 s); "
                              "a generous one makes both backends do the same work, so their times compare")
+    parser.add_argument("--plan-only", action="store_true",
+                        help="time making the inputs alone, in this one process (the part that does not spread over workers)")
     args = parser.parse_args()
     pool = problem_pool()
     sizes = [len(pool) if s == "all" else min(int(s), len(pool)) for s in args.sizes.split(",")]
+    if args.plan_only:
+        for size in sizes:
+            seconds = plan_seconds(pool[:size])
+            print(f"making the inputs of {size} problems: {seconds:.1f} s ({seconds / size:.3f} s a problem)")
+        return
     ray_max = len(pool) if args.ray_max == "all" else int(args.ray_max)
     backends = [("local pool", LocalBackend(), None)]
     cluster = None
