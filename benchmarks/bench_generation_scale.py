@@ -127,7 +127,8 @@ def main() -> None:
                     continue
                 figures = run(pool[:size], backend, args.workers, args.budget_s)
                 rows_out.append((name, size, figures))
-                print(f"{name}: {size} problems in {figures['seconds']:.1f} s ({figures['per_s']:.2f}/s)", flush=True)
+                print(f"{name}: {size} problems in {figures['seconds']:.1f} s ({figures['per_s']:.2f}/s), "
+                      f"{figures['generated']} tests generated, {figures['kept']} kept", flush=True)  # said as it goes
     finally:
         if cluster is not None:
             cluster.__exit__(None, None, None)
