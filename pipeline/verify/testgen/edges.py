@@ -33,7 +33,8 @@ def is_edge(label: str) -> bool:
 
 
 def _sized(value: Any) -> Iterator[tuple[Any, str]]:
-    """Edges of a list, tuple or string: empty, one item, all items equal, long."""
+    """Edges of a list, tuple or string: empty, one item, all items equal, long. (Not spaces around
+    text, ``check_integer(' 1 ')`` failed correct programs; not its case swapped, it caught nothing.)"""
     make = type(value) if isinstance(value, (list, tuple)) else "".join
     items = list(value)
     yield make([]), "empty"
@@ -48,8 +49,7 @@ def _number(value: Any, bound: Any) -> Iterator[tuple[Any, str]]:
     """Edges of a number, where the statement states its range: the range's ends, and zero inside
     it. (Zero or a negation past the examples with nothing stated reads as an input the problem
     never meant: ``car_race_collision(-2)``, ``factorize(0)``, ``right_angle_triangle(-3, 4, 5)``
-    failed correct programs in ``benchmarks/bench_differential_round.py``; so did spaces around
-    text, ``check_integer(' 1 ')``, and its case swapped caught nothing there.)"""
+    failed correct programs in ``benchmarks/bench_differential_round.py``.)"""
     lo, hi = getattr(bound, "lo", None), getattr(bound, "hi", None)
     ends = [(end, name) for end, name in ((lo, "bound_lo"), (hi, "bound_hi"))
             if isinstance(end, (int, float)) and not isinstance(end, bool) and abs(end) <= MAX_BOUND]

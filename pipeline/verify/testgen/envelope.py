@@ -104,14 +104,10 @@ class Envelope:
 
     def admits(self, args: tuple, kwargs: dict) -> bool:
         """Whether a generated input stays inside the examples' envelope."""
-        if not self.positions or not self.same_width:
-            return True
-        values = arguments(args, kwargs)
-        if len(values) != self.width:
+        if not self.lengths_kept(args, kwargs):
             return False
-        if not all(self._value_fits(value, self._column(i)) for i, value in enumerate(values)):
-            return False
-        return self.lengths_kept(args, kwargs)
+        return not self.positions or not self.same_width or all(
+            self._value_fits(value, self._column(i)) for i, value in enumerate(arguments(args, kwargs)))
 
     def lengths_kept(self, args: tuple, kwargs: dict) -> bool:
         """Whether the arguments keep the length differences every example keeps (equal lengths,

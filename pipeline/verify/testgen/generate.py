@@ -19,7 +19,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
    a ``stdin`` case is a process of its own, so those problems keep fewer), so the reward stays
-   fast. Each kept case records its origin and how it was made. The smallest answered inputs left out stay with the row as its reserve
+   fast. Each kept case records its origin and how it was made. The smallest answered inputs
+   left out stay with the row as its reserve
    (``reserve_inputs``), for the difficulty stage's differential round
    (:mod:`pipeline.verify.testgen.differential`).
 
@@ -48,6 +49,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
+from pipeline.verify.testgen.edges import is_edge
 from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size, kind_for
 
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
@@ -298,7 +300,7 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
 
     def fits(i: int) -> bool:
         return (len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
-                and reward_s + reward_estimate_s(cand, [i], source_tests=False) <= config.max_reward_s)
+                and reward_s + _case_cost(cand, i) <= config.max_reward_s)
 
     by_label: dict[str, list[int]] = {}
     for i in pool:
@@ -312,19 +314,23 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
             if fits(i):
                 chosen.append(i)
                 spent += cand.ref_s.get(i, 0.0)
-                reward_s += reward_estimate_s(cand, [i], source_tests=False)
+                reward_s += _case_cost(cand, i)
         if len(chosen) >= config.max_tests:
             break
     return chosen
 
 
-def reward_estimate_s(cand: Candidate, chosen: list[int], source_tests: bool = True) -> float:
-    """What judging a correct program on the source's tests (``source_tests``) and the inputs
-    ``chosen`` costs, estimated the same on every run: each case its kind's own cost
-    (:attr:`~pipeline.verify.testgen.kinds.base.TestKind.case_s`), a generated one the reference's
-    time on it too (the source's cases: their count only; they are the same before and after)."""
-    count = cand.row["tests"].count if source_tests else 0
-    return (count + len(chosen)) * cand.kind.case_s + sum(cand.ref_s.get(i, 0.0) for i in chosen)
+def _case_cost(cand: Candidate, i: int) -> float:
+    """What generated input ``i`` adds to a reward: its kind's cost of a case
+    (:attr:`~pipeline.verify.testgen.kinds.base.TestKind.case_s`) and the reference's time on it."""
+    return cand.kind.case_s + cand.ref_s.get(i, 0.0)
+
+
+def reward_estimate_s(cand: Candidate, chosen: list[int]) -> float:
+    """What judging a correct program on the source's tests and the inputs ``chosen`` costs,
+    estimated the same on every run (the source's cases: their count only; they are the same
+    before and after)."""
+    return (cand.row["tests"].count + len(chosen)) * cand.kind.case_s + sum(cand.ref_s.get(i, 0.0) for i in chosen)
 
 
 def _pool(cand: Candidate, config: TestGenConfig) -> list[int]:
@@ -533,15 +539,15 @@ def add_edges(cand: Candidate, config: TestGenConfig) -> None:
     for value, label in made:
         if repr(value) not in seen:
             seen.add(repr(value))
-            cand.edges.add(len(cand.inputs))
             cand.inputs.append(value)
             cand.labels.append(label)
 
 
 def set_edges_apart(cand: Candidate) -> None:
     """The answered edges out of the inputs selection and the adversaries see: the reserve's only."""
-    cand.edge_answers = {i: cand.expected.pop(i) for i in sorted(cand.edges) if i in cand.expected}
-    for i in cand.edges:
+    edges = [i for i, label in enumerate(cand.labels) if is_edge(label)]
+    cand.edge_answers = {i: cand.expected.pop(i) for i in edges if i in cand.expected}
+    for i in edges:
         cand.ref_s.pop(i, None)
         cand.witnesses.pop(i, None)
     if not cand.expected and cand.note is None:

@@ -482,7 +482,10 @@ class CallValidator:
         except Exception:  # noqa: BLE001 - a check that cannot read these arguments says nothing
             return True
 
-    def reason(self, args: tuple, kwargs: dict) -> str | None:
+    def reason(self, args: tuple, kwargs: dict, edge: bool = False) -> str | None:
+        """Why the statement (or, where it says nothing, the examples' envelope) rules the call out;
+        ``edge``: an input meant to leave the envelope (:mod:`pipeline.verify.testgen.edges`), held to
+        the statement and to the length relations between arguments only."""
         try:
             for i, rule in self.rules.items():
                 if i < len(args):
@@ -491,7 +494,8 @@ class CallValidator:
                         return why
             if any(not self._holds(check, args, kwargs) for _, check in self.relations):
                 return "relation"
-            if self.envelope is not None and not self.envelope.admits(args, kwargs):
+            if self.envelope is not None and not (self.envelope.lengths_kept(args, kwargs) if edge
+                                                  else self.envelope.admits(args, kwargs)):
                 return "outside_examples"
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input
             return f"validator_error:{type(exc).__name__}"

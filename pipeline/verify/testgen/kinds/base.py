@@ -58,8 +58,7 @@ class Candidate:
     kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
     unrun: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> inputs it never ran (a limit came first)
     failed: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
-    edges: set[int] = dataclasses.field(default_factory=set)  # inputs past the envelope: for the reserve only
-    edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # ... the references' answers to them
+    edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # edges (labelled so): the references' answers
     killed_by_original: set[str] = dataclasses.field(default_factory=set)
 
     @property

@@ -88,19 +88,14 @@ class CallKind(TestKind):
         yield [((m[0], m[1]), m[2]) for m in more]
 
     def edges(self, cand: Candidate, n: int) -> Made:
-        import dataclasses
-
         from pipeline.verify.testgen.edges import edge_calls
         from pipeline.verify.testgen.validate import CallValidator
 
         if cand.profile is None or not n:
             return []
-        stated = CallValidator(dataclasses.replace(cand.profile, envelope=None)).reason  # the statement's rules only
-        envelope = cand.profile.envelope
-
-        def allowed(args: tuple, kwargs: dict) -> bool:
-            return stated(args, kwargs) is None and (envelope is None or envelope.lengths_kept(args, kwargs))
-        return [(call, label) for call, label in edge_calls(cand.profile, 4 * n) if allowed(*call)][:n]
+        validator = CallValidator(cand.profile)
+        return [(call, label) for call, label in edge_calls(cand.profile, 4 * n)
+                if validator.reason(*call, edge=True) is None][:n]
 
     def small(self, value: Any) -> bool:
         args, kwargs = value
