@@ -2,7 +2,7 @@
 two-node Ray cluster, in one run.
 
     .venv/bin/python benchmarks/bench_generation_scale.py [--sizes 50,100,200,400] [--no-ray] [--workers N]
-    .venv/bin/python benchmarks/bench_generation_scale.py --sizes 400 --plan-only   # the serial part alone
+    .venv/bin/python benchmarks/bench_generation_scale.py --sizes 400 --plan-only   # making the inputs alone
 
 The problems: every local training source's processed problems that have a reference, taken
 round-robin by source, so that every size mixes the sources as a full run does (``--sizes all``:
@@ -57,20 +57,20 @@ def run(rows: list[dict], backend, workers: int, budget_s: float | None) -> dict
         generation = TestGenConfig(cache=False, oracle_budget_s=budget_s, adversary_budget_s=budget_s)
     config = VerifyConfig(workers=workers, cache=False, generation=generation)
     start = time.perf_counter()
-    result = verify_rows(rows, config, backend=backend)
+    result = verify_rows(rows, config, backend=backend, progress=lambda line: print(f"  {line}", flush=True))
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "per_s": len(rows) / seconds if seconds else 0.0,
             "generated": sum(int(r.get("generated_tests") or 0) for r in result.kept), "kept": len(result.kept)}
 
 
-def plan_seconds(rows: list[dict]) -> float:
-    """Making the inputs alone (what runs in the driver's one process before any program runs)."""
-    from pipeline.verify.testgen.generate import add_edges, plan_inputs
+def plan_seconds(rows: list[dict], workers: int) -> float:
+    """Making the inputs alone (before any program runs), on ``workers`` processes (1: this one)."""
+    from pipeline.verify.testgen.planning import planner
 
     config = TestGenConfig(cache=False)
     start = time.perf_counter()
-    for row in rows:
-        add_edges(plan_inputs(row, config), config)
+    with planner(config, workers, len(rows)) as plan:
+        plan(rows)
     return time.perf_counter() - start
 
 
@@ -97,14 +97,15 @@ def main() -> None:
                         help="the oracle's and adversaries' wall budget per problem (default: the product's, 5 s and 2 s); "
                              "a generous one makes both backends do the same work, so their times compare")
     parser.add_argument("--plan-only", action="store_true",
-                        help="time making the inputs alone, in this one process (the part that does not spread over workers)")
+                        help="time making the inputs alone: in this one process, then on --workers processes")
     args = parser.parse_args()
     pool = problem_pool()
     sizes = [len(pool) if s == "all" else min(int(s), len(pool)) for s in args.sizes.split(",")]
     if args.plan_only:
+        print("| problems | one process, s | s a problem | {w} processes, s | speed-up |\n|---|---|---|---|---|".format(w=args.workers))
         for size in sizes:
-            seconds = plan_seconds(pool[:size])
-            print(f"making the inputs of {size} problems: {seconds:.1f} s ({seconds / size:.3f} s a problem)")
+            alone, spread = plan_seconds(pool[:size], 1), plan_seconds(pool[:size], args.workers)
+            print(f"| {size} | {alone:.1f} | {alone / size:.3f} | {spread:.1f} | {alone / spread:.2f}x |", flush=True)
         return
     ray_max = len(pool) if args.ray_max == "all" else int(args.ray_max)
     backends = [("local pool", LocalBackend(), None)]

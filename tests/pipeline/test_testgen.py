@@ -39,8 +39,12 @@ def _reference_passes(rows):
 def test_leetcode_examples_get_hidden_call_tests(processed):
     rows = processed["leetcode"][:6]
     assert all(r["tests"].hidden_count == 0 for r in rows)  # only the printed examples
-    result = _verify(rows)
+    said: list[str] = []
+    result = verify_rows(rows, VerifyConfig(generation=dataclasses.replace(GEN, batch_problems=4)), progress=said.append)
     assert len(result.kept) >= 5, result.reasons()
+    # in batches, each reported as it ends (done/total and an ETA)
+    assert [line.split(",")[0] for line in said if line.startswith("test generation:")] == [
+        "test generation: 4/6 problems", "test generation: 6/6 problems"]
     for row in result.kept:
         generated = [c for c in row["tests"].cases if c.origin != "source"]
         assert row["generated_tests"] == len(generated) > 0 and row["tests"].hidden_count == len(generated)
@@ -295,3 +299,23 @@ def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_re
     assert added([wrong]) == (0, frozenset())  # the references' word alone
     assert added([wrong, right]) == (1, {0})  # a second program answers as they do
     assert added([wrong, right, refuses]) == (0, frozenset())  # a correct program may refuse it
+
+
+def test_planning_spread_over_processes_plans_what_one_process_plans(processed):
+    """The planned problem crosses a pipe and back whole: its inputs, refusals, notes and the
+    relations its answers must keep (module functions, not closures)."""
+    from pipeline.verify.testgen.planning import planner
+
+    rows = processed["mbpp"][:8] + processed["leetcode"][:4] + processed["taco"][:4]
+    config = TestGenConfig(cache=False)
+    with planner(config, 1, len(rows)) as plan:
+        here = plan(rows)
+    with planner(config, 2, len(rows)) as plan:
+        assert plan.pool is not None
+        apart = plan(rows)
+    def seen(cand):
+        return cand.inputs, cand.labels, sorted(cand.invalid.items()), cand.note, sorted(cand.relations)
+
+    assert [seen(c) for c in apart] == [seen(c) for c in here]
+    assert all(a.row is r for a, r in zip(apart, rows))
+    assert sum(len(c.relations) for c in apart) > 0 and sum(len(c.inputs) for c in apart) > 100

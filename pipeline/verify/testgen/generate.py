@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -50,8 +51,10 @@ from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Op
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
 from pipeline.verify.testgen.edges import is_edge
-from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size
+from pipeline.verify.testgen.planning import add_validated, planner
 
+BATCH_PER_WORKER = 32  # problems a batch holds per worker, unless ``batch_problems`` says
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
 
@@ -111,47 +114,10 @@ class TestGenConfig:
     # inputs past the examples' envelope (empty, single, ties, long, a stated range's ends) that
     # break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
     edges: int = 12
+    # problems generated for at once: each batch is planned, run and reported (done/total, ETA)
+    # before the next; None: 32 per worker (about a minute a batch; raise it on a large cluster)
+    batch_problems: int | None = None
     cache: bool = True
-
-
-# ----------------------------------------------------------------------------- inputs
-def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
-    """New inputs for the row's tests (or a note saying why there are none)."""
-    from pipeline.process.public import statement_text
-
-    cand = Candidate(row, kind_for(row["tests"]))
-    statement = statement_text(row)  # with the constraints a source keeps apart
-    try:
-        cand.kind.examples(cand, statement)
-        if cand.note is None:
-            batches = cand.kind.propose(cand, statement, config.inputs, config.seed)
-            _validated(cand, next(batches, []), config.inputs)
-            if cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
-                _validated(cand, next(batches, []), config.inputs)
-    except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
-        cand.inputs, cand.labels = [], []
-        cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
-    if not cand.inputs and cand.note is None:
-        cand.note = "no new input could be made from the examples"
-        if cand.invalid:
-            cand.note = "every generated input was refused by the validator (" + ", ".join(
-                f"{why} {n}" for why, n in cand.invalid.most_common(3)) + ")"
-    return cand
-
-
-def _validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None:
-    """Add the made inputs the validator accepts (and no input twice), up to ``limit``; count the refused."""
-    seen = {repr(x) for x in cand.inputs}
-    for value, label in made:
-        if len(cand.inputs) >= limit or repr(value) in seen:
-            continue
-        seen.add(repr(value))
-        why = cand.validator(*value) if isinstance(value, tuple) else cand.validator(value)
-        if why is not None:
-            cand.invalid[why] += 1
-            continue
-        cand.inputs.append(value)
-        cand.labels.append(label)
 
 
 # ----------------------------------------------------------------------------- running
@@ -475,7 +441,7 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
             continue  # nothing to call (asserts that did not lift)
         if cand.validator is None:
             cand.validator = lambda *_: None  # noqa: E731 - no examples to read: the model's validator alone
-        _validated(cand, made, len(cand.inputs) + len(made))
+        add_validated(cand, made, len(cand.inputs) + len(made))
         if cand.inputs and cand.note and not cand.note.startswith("input generation failed"):
             cand.note = None
 
@@ -493,10 +459,11 @@ def _skip_reason(row: dict[str, Any], config: TestGenConfig, taken: dict[str, in
     return None
 
 
-def _triage(rows: list[dict[str, Any]], config: TestGenConfig) -> tuple[list[dict[str, Any]], list[tuple[int, str, Candidate]], int]:
-    """Rows skipped or answered from the cache (in ``out``), the rest planned (``todo``), and the cache hits."""
+def _triage(rows: list[dict[str, Any]], config: TestGenConfig) -> tuple[list[dict[str, Any]], list[tuple[int, str]], int]:
+    """Rows skipped or answered from the cache (in ``out``), the rest to generate for (``todo``:
+    their index and cache key), and the cache hits."""
     out: list[dict[str, Any]] = []
-    todo: list[tuple[int, str, Candidate]] = []
+    todo: list[tuple[int, str]] = []
     taken: dict[str, int] = {}
     hits = 0
     for index, row in enumerate(rows):
@@ -511,7 +478,7 @@ def _triage(rows: list[dict[str, Any]], config: TestGenConfig) -> tuple[list[dic
             out.append({**row, **cached})
             continue
         out.append(row)
-        todo.append((index, key, plan_inputs(row, config)))
+        todo.append((index, key))
     return out, todo, hits
 
 
@@ -525,22 +492,6 @@ def _add_model_help(cands: list[Candidate], sampler: Any, config: TestGenConfig,
         for cand, code in zip(cands, brute_forces([c.row for c in cands], sampler, backend=backend,
                                                   seed=config.seed, max_tokens=config.model_max_tokens)):
             cand.brute = code
-
-
-def add_edges(cand: Candidate, config: TestGenConfig) -> None:
-    """The kind's edges, after the inputs generation made (so the kind has read the examples)."""
-    if not config.edges or not cand.inputs:
-        return
-    try:
-        made = cand.kind.edges(cand, config.edges)
-    except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
-        return
-    seen = {repr(x) for x in cand.inputs}
-    for value, label in made:
-        if repr(value) not in seen:
-            seen.add(repr(value))
-            cand.inputs.append(value)
-            cand.labels.append(label)
 
 
 def set_edges_apart(cand: Candidate) -> None:
@@ -583,23 +534,36 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
     backend = backend or LocalBackend()
     start = time.monotonic()
     out, todo, hits = _triage(rows, config)
-    cands = [c for _, _, c in todo]
+    workers = workers or os.cpu_count() or 1
+    size = config.batch_problems or BATCH_PER_WORKER * workers
+    if progress and todo:
+        progress(f"generating tests for {len(todo)} problems ({hits} from the cache), {size} at a time")
+    with planner(config, workers, len(todo)) as plan:
+        for done in range(0, len(todo), size):
+            batch = todo[done : done + size]
+            cands = plan([out[index] for index, _ in batch])
+            _generate(cands, config, backend=backend, workers=workers, memory_mb=memory_mb, sampler=sampler)
+            for (index, key), cand in zip(batch, cands):
+                columns = finish(cand, config)
+                if config.cache:
+                    _store(key, columns)
+                out[index] = {**out[index], **columns}
+            if progress:
+                progress(_progress_line(done + len(batch), len(todo), time.monotonic() - start))
+    return out, _stage_stats(out, len(todo) + hits, hits, time.monotonic() - start)
+
+
+def _generate(cands: list[Candidate], config: TestGenConfig, *, backend: EvaluatorBackend, workers: int,
+              memory_mb: int, sampler: Any) -> None:
+    """One batch of planned problems: the model's help, the oracle's answers, the adversaries."""
     _add_model_help(cands, sampler, config, backend)
-    for cand in cands:
-        add_edges(cand, config)
-    if progress and cands:
-        progress(f"generating tests for {len(cands)} problems ({hits} from the cache): "
-                 f"{sum(len(c.inputs) for c in cands)} candidate inputs")
-    run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb,
-               budget_s=config.oracle_budget_s)
+    run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
     for cand in cands:
         set_edges_apart(cand)
         build_adversaries(cand, config)
-    run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb,
-                    budget_s=config.adversary_budget_s)
-    for index, key, cand in todo:
-        columns = finish(cand, config)
-        if config.cache:
-            _store(key, columns)
-        out[index] = {**out[index], **columns}
-    return out, _stage_stats(out, len(cands) + hits, hits, time.monotonic() - start)
+    run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.adversary_budget_s)
+
+
+def _progress_line(done: int, total: int, elapsed: float) -> str:
+    left = elapsed / done * (total - done)
+    return f"test generation: {done}/{total} problems, {elapsed / 60:.1f} min so far, ETA {left / 60:.1f} min"

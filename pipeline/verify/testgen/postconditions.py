@@ -16,12 +16,16 @@ that every example's answer keeps with its input is asked of the reference's ans
 
 An answer that breaks one is not trusted: its input is dropped and counted (``oracle_suspects``).
 A dropped input costs one test; a wrong answer kept costs every correct program.
+
+A relation is a ``partial`` of a module function, not a closure: a planned problem crosses
+processes (:func:`pipeline.verify.testgen.generate.plan_all`), and a closure does not pickle.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pipeline.verify.testgen.call_shapes import number_kind
@@ -41,11 +45,12 @@ def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
+def _order_holds(i: int, allowed: frozenset[int], values: list[Any], answer: Any) -> bool:
+    return i < len(values) and _number(values[i]) and _number(answer) and _sign(answer - values[i]) in allowed
+
+
 def _order(i: int, allowed: frozenset[int]) -> Relation:
-    def holds(values: list[Any], answer: Any) -> bool:
-        return (i < len(values) and _number(values[i]) and _number(answer)
-                and _sign(answer - values[i]) in allowed)
-    return holds
+    return partial(_order_holds, i, allowed)
 
 
 def _sorted(items: Any, reverse: bool) -> bool:
@@ -57,19 +62,25 @@ def _sorted(items: Any, reverse: bool) -> bool:
         return False
 
 
+def _sorted_holds(reverse: bool, values: list[Any], answer: Any) -> bool:
+    return _sorted(answer, reverse)
+
+
 def _sorted_relation(reverse: bool) -> Relation:
-    return lambda values, answer: _sorted(answer, reverse)
+    return partial(_sorted_holds, reverse)
 
 
 def _multiset(items: Any) -> Counter | None:
     return Counter(repr(x) for x in items) if isinstance(items, (list, tuple)) else None
 
 
+def _rearranges_holds(i: int, values: list[Any], answer: Any) -> bool:
+    mine = _multiset(answer)
+    return i < len(values) and mine is not None and mine == _multiset(values[i])
+
+
 def _rearranges(i: int) -> Relation:
-    def holds(values: list[Any], answer: Any) -> bool:
-        mine = _multiset(answer)
-        return i < len(values) and mine is not None and mine == _multiset(values[i])
-    return holds
+    return partial(_rearranges_holds, i)
 
 
 ONE_SIDED = (frozenset({-1}), frozenset({1}), frozenset({0}), frozenset({-1, 0}), frozenset({0, 1}))

@@ -9,6 +9,8 @@ there. A reference answers inputs that break them (a "tree" of 14 edges on 31,73
 at least one '1'", "nums contains distinct integers", "the input is generated such that edges
 represent a valid tree"), into checks on the arguments by name. Element names are read from the
 statement's ``edges[i] = [ui, vi]``. A chain it cannot read is left out: nothing here guesses.
+Each check is a ``partial`` of a module function (a closure would not pickle: a planned problem
+crosses processes).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pipeline.verify.testgen.graphs import connected
@@ -118,48 +121,48 @@ def _chain(line: str, terms: _Terms) -> Check | None:
         small = [re.fullmatch(r"\d{1,2}", x) is not None for x in (a, b)]  # larger numbers: parse_constraints's
         if (terms.known(a) or small[0]) and (terms.known(b) or small[1]) and not all(small):
             pairs.append((a, _OPS[op], b))
-    if not pairs:
-        return None
+    return partial(_chain_holds, pairs, terms) if pairs else None
 
-    def holds(args: dict[str, Any]) -> bool:
-        for a, op, b in pairs:
-            try:
-                left, right = terms.values(a, args), terms.values(b, args)
-                if len(left) > 1 and len(right) > 1:
-                    continue
-                if not all(op(x, y) for x in left for y in right):
-                    return False
-            except (_Cannot, KeyError, IndexError, TypeError, ValueError):
+
+def _chain_holds(pairs: list[tuple[str, Callable[[Any, Any], bool], str]], terms: _Terms, args: dict[str, Any]) -> bool:
+    for a, op, b in pairs:
+        try:
+            left, right = terms.values(a, args), terms.values(b, args)
+            if len(left) > 1 and len(right) > 1:
                 continue
+            if not all(op(x, y) for x in left for y in right):
+                return False
+        except (_Cannot, KeyError, IndexError, TypeError, ValueError):
+            continue
+    return True
+
+
+def _tree_holds(name: str, n_name: str | None, args: dict[str, Any]) -> bool:
+    edges = args.get(name)
+    if not isinstance(edges, list) or not all(isinstance(e, (list, tuple)) and len(e) >= 2 for e in edges):
         return True
-    return holds
-
-
-def _tree(name: str, n_name: str | None) -> Check:
-    def holds(args: dict[str, Any]) -> bool:
-        edges = args.get(name)
-        if not isinstance(edges, list) or not all(isinstance(e, (list, tuple)) and len(e) >= 2 for e in edges):
-            return True
-        n = args.get(n_name) if n_name else len(edges) + 1
-        if not isinstance(n, int) or isinstance(n, bool):
-            return True
-        ends = [(e[0], e[1]) for e in edges]
-        if len(ends) != n - 1 or len({tuple(sorted(e)) for e in ends}) != len(ends) or any(a == b for a, b in ends):
-            return False
-        base = 0 if all(0 <= a < n and 0 <= b < n for a, b in ends) else 1
-        if not all(base <= a < base + n and base <= b < base + n for a, b in ends):
-            return False
-        return connected(n, ends, base)
-    return holds
+    n = args.get(n_name) if n_name else len(edges) + 1
+    if not isinstance(n, int) or isinstance(n, bool):
+        return True
+    ends = [(e[0], e[1]) for e in edges]
+    if len(ends) != n - 1 or len({tuple(sorted(e)) for e in ends}) != len(ends) or any(a == b for a, b in ends):
+        return False
+    base = 0 if all(0 <= a < n and 0 <= b < n for a, b in ends) else 1
+    if not all(base <= a < base + n and base <= b < base + n for a, b in ends):
+        return False
+    return connected(n, ends, base)
 
 
 def _at_least_one(line: str, params: list[str], terms: _Terms) -> Check | None:
     """"s contains at least one '1'"."""
     m = re.search(r"\b([A-Za-z_]\w*) contains at least one ['\"](.)['\"]", line)
     if m and m.group(1) in params:
-        name, ch = m.group(1), m.group(2)
-        return lambda args: not isinstance(args.get(name), str) or ch in args[name]
+        return partial(_contains_char, m.group(1), m.group(2))
     return None
+
+
+def _contains_char(name: str, ch: str, args: dict[str, Any]) -> bool:
+    return not isinstance(args.get(name), str) or ch in args[name]
 
 
 def _distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
@@ -170,8 +173,12 @@ def _distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
     if m:
         name = next(g for g in m.groups() if g)
         if name in params:
-            return lambda args: not isinstance(args.get(name), list) or len({repr(v) for v in args[name]}) == len(args[name])
+            return partial(_all_distinct, name)
     return None
+
+
+def _all_distinct(name: str, args: dict[str, Any]) -> bool:
+    return not isinstance(args.get(name), list) or len({repr(v) for v in args[name]}) == len(args[name])
 
 
 def _tree_sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
@@ -179,7 +186,7 @@ def _tree_sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
     if re.search(r"(?i)\btree\b", line) and re.search(r"(?i)generated such that|represents?|\bis a (?:valid )?tree|would be a tree", line):
         named = [p for p in params if re.search(rf"\b{re.escape(p)}\b", line)] or [p for p in params if p == "edges"]
         if len(named) == 1:
-            return _tree(named[0], "n" if "n" in params else None)
+            return partial(_tree_holds, named[0], "n" if "n" in params else None)
     return None
 
 
@@ -188,22 +195,25 @@ def _parity(line: str, params: list[str], terms: _Terms) -> Check | None:
     m = re.fullmatch(r"(?i)(?:the )?(?:length of )?([A-Za-z_]\w*(?:\.length)?) (?:is|has an?) (even|odd)(?: length)?\.?", line)
     if not (m and terms.known(m.group(1))):
         return None
-    term, parity = m.group(1), 0 if m.group(2).lower() == "even" else 1
+    return partial(_parity_holds, m.group(1), 0 if m.group(2).lower() == "even" else 1, terms)
 
-    def parity_holds(args: dict[str, Any]) -> bool:
-        value = terms.values(term, args)[0]
-        value = len(value) if isinstance(value, (str, list)) else value
-        return not isinstance(value, int) or value % 2 == parity
-    return parity_holds
+
+def _parity_holds(term: str, parity: int, terms: _Terms, args: dict[str, Any]) -> bool:
+    value = terms.values(term, args)[0]
+    value = len(value) if isinstance(value, (str, list)) else value
+    return not isinstance(value, int) or value % 2 == parity
 
 
 def _fixed_char(line: str, params: list[str], terms: _Terms) -> Check | None:
     """"s[0] is '0'"."""
     m = re.search(r"\b([A-Za-z_]\w*)\[(\d+)\] is (?:equal to )?(?:the character )?['\"](.)['\"]", line)
     if m and m.group(1) in params:
-        name, k, ch = m.group(1), int(m.group(2)), m.group(3)
-        return lambda args: not isinstance(args.get(name), str) or (len(args[name]) > k and args[name][k] == ch)
+        return partial(_char_at, m.group(1), int(m.group(2)), m.group(3))
     return None
+
+
+def _char_at(name: str, k: int, ch: str, args: dict[str, Any]) -> bool:
+    return not isinstance(args.get(name), str) or (len(args[name]) > k and args[name][k] == ch)
 
 
 def _sum(line: str, params: list[str], terms: _Terms) -> Check | None:
@@ -212,12 +222,12 @@ def _sum(line: str, params: list[str], terms: _Terms) -> Check | None:
                   r"([A-Za-z_]\w*|\d{1,2})\b", line)
     if not (m and m.group(1) in params and (m.group(3).isdigit() or terms.known(m.group(3)))):
         return None
-    name, how, other = m.group(1), m.group(2).lower(), m.group(3)
+    return partial(_sum_holds, m.group(1), m.group(2).lower(), m.group(3), terms)
 
-    def sum_holds(args: dict[str, Any]) -> bool:
-        total, by = sum(_flat(args.get(name))), terms.values(other, args)[0]
-        return total % by == 0 if how.startswith("divisible") else total == by
-    return sum_holds
+
+def _sum_holds(name: str, how: str, other: str, terms: _Terms, args: dict[str, Any]) -> bool:
+    total, by = sum(_flat(args.get(name))), terms.values(other, args)[0]
+    return total % by == 0 if how.startswith("divisible") else total == by
 
 
 def _primes(line: str, params: list[str], terms: _Terms) -> Check | None:
@@ -226,17 +236,24 @@ def _primes(line: str, params: list[str], terms: _Terms) -> Check | None:
     if m:
         names = [g for g in m.groups() if g]
         if names and all(n in params for n in names):
-            return lambda args: all(_prime(args.get(n)) for n in names)
+            return partial(_all_prime, names)
     return None
+
+
+def _all_prime(names: list[str], args: dict[str, Any]) -> bool:
+    return all(_prime(args.get(n)) for n in names)
 
 
 def _diagonal(line: str, params: list[str], terms: _Terms) -> Check | None:
     """"For all i grid[i][i] is 0."."""
     m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[i\] (?:is|==) (\d{1,2})\b", line)
     if m and m.group(1) in params:
-        name, value = m.group(1), int(m.group(2))
-        return lambda args: not _matrix(args.get(name)) or all(len(r) <= i or r[i] == value for i, r in enumerate(args[name]))
+        return partial(_diagonal_is, m.group(1), int(m.group(2)))
     return None
+
+
+def _diagonal_is(name: str, value: int, args: dict[str, Any]) -> bool:
+    return not _matrix(args.get(name)) or all(len(r) <= i or r[i] == value for i, r in enumerate(args[name]))
 
 
 def _antisymmetric(line: str, params: list[str], terms: _Terms) -> Check | None:
@@ -244,23 +261,26 @@ def _antisymmetric(line: str, params: list[str], terms: _Terms) -> Check | None:
     m = re.search(r"\b([A-Za-z_]\w*)\[i\]\[j\] (?:!=|≠) \1\[j\]\[i\]", line)
     if not (m and m.group(1) in params and re.search(r"\bi (?:!=|≠) j\b", line)):
         return None
-    name = m.group(1)
+    return partial(_antisymmetric_holds, m.group(1))
 
-    def antisymmetric(args: dict[str, Any]) -> bool:
-        grid = args.get(name)
-        if not _matrix(grid) or any(len(r) != len(grid) for r in grid):
-            return True  # not square: the size checks' business
-        return all(grid[i][j] != grid[j][i] for i in range(len(grid)) for j in range(i + 1, len(grid)))
-    return antisymmetric
+
+def _antisymmetric_holds(name: str, args: dict[str, Any]) -> bool:
+    grid = args.get(name)
+    if not _matrix(grid) or any(len(r) != len(grid) for r in grid):
+        return True  # not square: the size checks' business
+    return all(grid[i][j] != grid[j][i] for i in range(len(grid)) for j in range(i + 1, len(grid)))
 
 
 def _two_distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
     """"two distinct cities a and b"."""
     m = re.search(r"(?i)\btwo distinct [\w ]{0,20}?\b([A-Za-z_]\w*) and ([A-Za-z_]\w*)\b", line)
     if m and m.group(1) in params and m.group(2) in params:
-        a, b = m.group(1), m.group(2)
-        return lambda args: args.get(a) != args.get(b)
+        return partial(_differ, m.group(1), m.group(2))
     return None
+
+
+def _differ(a: str, b: str, args: dict[str, Any]) -> bool:
+    return args.get(a) != args.get(b)
 
 
 # the guarantees in words, tried in this order (the first that reads the line wins)
@@ -305,21 +325,21 @@ def _running_counts(line: str, params: list[str], lines: list[str]) -> Check | N
     keys = [p for p in arrays if p not in signed]
     if len(signed) != 1 or len(keys) != 1:
         return None
-    key_name, change_name = keys[0], signed[0]
+    return partial(_running_totals_kept, keys[0], signed[0])
 
-    def holds(args: dict[str, Any]) -> bool:
-        keys, changes = args.get(key_name), args.get(change_name)
-        if not isinstance(keys, list) or not isinstance(changes, list):
-            return True
-        totals: dict[Any, int] = {}
-        for key, change in zip(keys, changes):
-            if isinstance(change, bool) or not isinstance(change, int):
-                return True
-            totals[repr(key)] = totals.get(repr(key), 0) + change
-            if totals[repr(key)] < 0:
-                return False
+
+def _running_totals_kept(key_name: str, change_name: str, args: dict[str, Any]) -> bool:
+    keys, changes = args.get(key_name), args.get(change_name)
+    if not isinstance(keys, list) or not isinstance(changes, list):
         return True
-    return holds
+    totals: dict[Any, int] = {}
+    for key, change in zip(keys, changes):
+        if isinstance(change, bool) or not isinstance(change, int):
+            return True
+        totals[repr(key)] = totals.get(repr(key), 0) + change
+        if totals[repr(key)] < 0:
+            return False
+    return True
 
 
 def relations(statement: str, params: list[str]) -> list[tuple[str, Check]]:

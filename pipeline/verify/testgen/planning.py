@@ -1,0 +1,122 @@
+"""A problem's new inputs, before any program runs: generated, validated, and its edges.
+
+Planning is pure and per problem, and it is the one part of generation that runs in the driver
+rather than on the evaluator's workers: a quarter of a second a problem (a grammar inferred from
+``stdin`` examples, a thousand candidate inputs validated), so at 10,000 problems it would be most
+of a 64-core run. :class:`Planner` spreads it over processes of its own where there are enough
+problems to pay for starting them; the planned :class:`~pipeline.verify.testgen.kinds.Candidate`
+comes back pickled (which is why the checks it holds are module functions, not closures).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from pipeline.verify.testgen.kinds import Candidate, kind_for
+
+if TYPE_CHECKING:
+    from pipeline.verify.testgen.generate import TestGenConfig
+
+PER_WORKER = 8  # fewer problems than this per worker are planned in this process (a pool costs more there)
+
+
+def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+    """New inputs for the row's tests (or a note saying why there are none)."""
+    from pipeline.process.public import statement_text
+
+    cand = Candidate(row, kind_for(row["tests"]))
+    statement = statement_text(row)  # with the constraints a source keeps apart
+    try:
+        cand.kind.examples(cand, statement)
+        if cand.note is None:
+            batches = cand.kind.propose(cand, statement, config.inputs, config.seed)
+            add_validated(cand, next(batches, []), config.inputs)
+            if cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
+                add_validated(cand, next(batches, []), config.inputs)
+    except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
+        cand.inputs, cand.labels = [], []
+        cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
+    if not cand.inputs and cand.note is None:
+        cand.note = "no new input could be made from the examples"
+        if cand.invalid:
+            cand.note = "every generated input was refused by the validator (" + ", ".join(
+                f"{why} {n}" for why, n in cand.invalid.most_common(3)) + ")"
+    return cand
+
+
+def add_validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None:
+    """Add the made inputs the validator accepts (and no input twice), up to ``limit``; count the refused."""
+    seen = {repr(x) for x in cand.inputs}
+    for value, label in made:
+        if len(cand.inputs) >= limit or repr(value) in seen:
+            continue
+        seen.add(repr(value))
+        why = cand.validator(*value) if isinstance(value, tuple) else cand.validator(value)
+        if why is not None:
+            cand.invalid[why] += 1
+            continue
+        cand.inputs.append(value)
+        cand.labels.append(label)
+
+
+def add_edges(cand: Candidate, config: TestGenConfig) -> None:
+    """The kind's edges, after the inputs generation made (so the kind has read the examples)."""
+    if not config.edges or not cand.inputs:
+        return
+    try:
+        made = cand.kind.edges(cand, config.edges)
+    except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
+        return
+    seen = {repr(x) for x in cand.inputs}
+    for value, label in made:
+        if repr(value) not in seen:
+            seen.add(repr(value))
+            cand.inputs.append(value)
+            cand.labels.append(label)
+
+
+def plan(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+    """Everything before a program runs: the inputs, then the edges."""
+    cand = plan_inputs(row, config)
+    add_edges(cand, config)
+    return cand
+
+
+def _plan_apart(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+    """:func:`plan` in a pool's process; the row goes back to its owner, not through a pipe."""
+    cand = plan(row, config)
+    cand.row = {}
+    return cand
+
+
+class Planner:
+    """Plans rows in this process, or on ``pool`` (see :func:`planner`), in input order."""
+
+    def __init__(self, config: TestGenConfig, pool: ProcessPoolExecutor | None = None) -> None:
+        self.config, self.pool = config, pool
+
+    def __call__(self, rows: list[dict[str, Any]]) -> list[Candidate]:
+        if self.pool is None:
+            return [plan(row, self.config) for row in rows]
+        cands = list(self.pool.map(_plan_apart, rows, [self.config] * len(rows)))
+        for cand, row in zip(cands, rows):
+            cand.row = row
+        return cands
+
+
+@contextmanager
+def planner(config: TestGenConfig, workers: int, problems: int) -> Iterator[Planner]:
+    """A :class:`Planner` on ``workers`` processes of its own when ``problems`` gives each at
+    least :data:`PER_WORKER`; in this process otherwise. Forked, as the Filter's MinHash pool is:
+    a fresh interpreter (spawn) would import the caller's main module again, which a script
+    without a ``__main__`` guard cannot survive, and planning is pure Python over the row, which
+    takes none of the locks a caller's other threads may hold."""
+    if workers <= 1 or problems < PER_WORKER * workers:
+        yield Planner(config)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield Planner(config, pool)
