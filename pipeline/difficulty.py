@@ -64,7 +64,9 @@ class DifficultyConfig:
 
 
 def cache_key(problem_id: str, model: str, config: DifficultyConfig) -> str:
-    raw = json.dumps([problem_id, model, config.k, config.temperature, PROMPT_VERSION, config.max_tokens, config.seed])
+    """What a score depends on: the round's rejections change the pass rate, so it is part of it."""
+    raw = json.dumps([problem_id, model, config.k, config.temperature, PROMPT_VERSION, config.max_tokens, config.seed,
+                      config.differential])
     return hashlib.sha1(raw.encode()).hexdigest()
 
 

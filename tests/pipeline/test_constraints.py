@@ -194,3 +194,11 @@ def test_real_taco_statements(shared_data):
     assert with_bounds >= 0.8 * len(rows)
     first = next(r for r in rows if "(5 ≤ n ≤ 100)" in r["question"])
     assert lookup(parse_constraints(first["question"]), "n") == Bound("n", 5, 100)
+
+
+def test_a_bst_is_named_by_a_word_not_found_inside_substring():
+    from pipeline.verify.testgen.constraints.words import says
+
+    assert says("given the root of a bst, return ...", "binary_search_tree")
+    assert says("merge two bsts.", "binary_search_tree")
+    assert not says("return the longest substring of s without repeating characters.", "binary_search_tree")

@@ -111,3 +111,11 @@ def test_a_cached_pass_without_its_program_is_sampled_again(tmp_path):
                {"cache_key": "c", "passes": 1, "passing_solution": "print(1)"}])
     assert cache.get("a") is None  # scored before passing samples were kept
     assert cache.get("b")["passes"] == 0 and cache.get("c")["passing_solution"] == "print(1)"
+
+
+def test_a_score_made_without_the_round_is_not_reused_with_it():
+    from pipeline.difficulty import cache_key
+
+    on, off = DifficultyConfig(), DifficultyConfig(differential=False)
+    assert cache_key("p", "m", on) != cache_key("p", "m", off)  # the round's rejections change the pass rate
+    assert cache_key("p", "m", on) == cache_key("p", "m", DifficultyConfig(round_budget_s=on.round_budget_s))

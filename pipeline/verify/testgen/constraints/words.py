@@ -24,7 +24,7 @@ PHRASES: dict[str, re.Pattern[str]] = {
     "distinct": re.compile(r"\bdistinct\b|\bunique\b"),
     # LeetCode's tree lists (lower)
     "binary_tree": re.compile(r"binary tree"),
-    "binary_search_tree": re.compile(r"binary search tree|bst"),
+    "binary_search_tree": re.compile(r"binary search tree|\bbsts?\b"),  # not "substring"
 }
 
 
