@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,10 +24,34 @@ SETTINGS = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
             "RAY_health_check_failure_threshold": "3", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
+def _start(command: list[str], env: dict[str, str]) -> int:
+    """Run ``ray start`` in a session of its own; its process group (every daemon it leaves) is returned."""
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    out, _ = proc.communicate(timeout=120)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, command, out)
+    return proc.pid
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit while inside, so a killed benchmark still tears its cluster down."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 @contextlib.contextmanager
 def two_node_cluster(cpus_per_node: int = 1) -> Iterator[tuple[str, str]]:
     """``(address, temp dir)`` of a running two-node cluster, this process connected to it; every
-    process of the cluster is gone afterwards."""
+    process of the cluster is gone afterwards (also after SIGTERM or Ctrl-C): each ``ray start``
+    runs in a process group of its own, which is killed whole, with anything else holding a file
+    under the cluster's temp dir."""
     import ray
 
     ray_bin = Path(sys.executable).with_name("ray")
@@ -36,23 +61,29 @@ def two_node_cluster(cpus_per_node: int = 1) -> Iterator[tuple[str, str]]:
     os.environ.update(SETTINGS)
     env = dict(os.environ)
     common = [f"--num-cpus={cpus_per_node}", "--disable-usage-stats", f"--temp-dir={temp}"]
-    try:
-        subprocess.run([str(ray_bin), "start", "--head", f"--port={port}", "--include-dashboard=false", *common],
-                       check=True, env=env, capture_output=True, timeout=120)
-        subprocess.run([str(ray_bin), "start", f"--address=127.0.0.1:{port}", f"--node-ip-address={SECOND_IP}", *common],
-                       check=True, env=env, capture_output=True, timeout=120)
-        ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
-        yield f"127.0.0.1:{port}", temp
-    finally:
-        ray.shutdown()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        for pid in pids_using(temp):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(temp, ignore_errors=True)
+    groups: list[int] = []
+    with _terminate_as_exit():
+        try:
+            groups.append(_start([str(ray_bin), "start", "--head", f"--port={port}", "--include-dashboard=false", *common], env))
+            groups.append(_start([str(ray_bin), "start", f"--address=127.0.0.1:{port}",
+                                  f"--node-ip-address={SECOND_IP}", *common], env))
+            ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
+            yield f"127.0.0.1:{port}", temp
+        finally:
+            ray.shutdown()
+            _restore(saved)
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
+            for pid in pids_using(temp):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
