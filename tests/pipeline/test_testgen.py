@@ -319,3 +319,20 @@ def test_planning_spread_over_processes_plans_what_one_process_plans(processed):
     assert [seen(c) for c in apart] == [seen(c) for c in here]
     assert all(a.row is r for a, r in zip(apart, rows))
     assert sum(len(c.relations) for c in apart) > 0 and sum(len(c.inputs) for c in apart) > 100
+
+
+def test_a_plan_that_does_not_pickle_is_made_again_by_its_owner(processed, monkeypatch):
+    from pipeline.verify.testgen import planning
+
+    real = planning.plan_inputs
+
+    def with_a_closure(row, config):
+        cand = real(row, config)
+        cand.validator = lambda *_: None  # a closure: pickle refuses it
+        return cand
+
+    monkeypatch.setattr(planning, "plan_inputs", with_a_closure)
+    rows = processed["mbpp"][:16]
+    with planning.planner(TestGenConfig(cache=False), 2, len(rows)) as plan:
+        cands = plan(rows)
+    assert [c.row for c in cands] == rows and all(c.inputs for c in cands[:4])

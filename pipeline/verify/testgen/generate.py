@@ -28,6 +28,11 @@ What depends on how a problem's tests are written (``stdin``, ``call``, ``assert
 ``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kinds`); this driver asks the
 kind and never branches on it.
 
+Problems go through these steps in batches (``batch_problems``), each reported as it ends (done,
+total, an ETA): a full run is an hour on two cores. Step 1 is the driver's own work, pure Python
+per problem, so it runs on a process pool of its own (:mod:`pipeline.verify.testgen.planning`);
+the rest runs on the evaluator's backend.
+
 A problem whose generation fails keeps its own tests and says why (``generation_note``); the
 stage never fails for one problem. Results are cached per (problem, references, tests,
 generator version, settings): a refresh generates only for new or changed problems.

@@ -11,6 +11,7 @@ comes back pickled (which is why the checks it holds are module functions, not c
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -86,11 +87,15 @@ def plan(row: dict[str, Any], config: TestGenConfig) -> Candidate:
     return cand
 
 
-def _plan_apart(row: dict[str, Any], config: TestGenConfig) -> Candidate:
-    """:func:`plan` in a pool's process; the row goes back to its owner, not through a pipe."""
+def _plan_apart(row: dict[str, Any], config: TestGenConfig) -> bytes | None:
+    """:func:`plan` in a pool's process, pickled without its row (the owner has it); None where
+    the plan does not pickle, and the owner plans the row itself: one problem never sinks the stage."""
     cand = plan(row, config)
     cand.row = {}
-    return cand
+    try:
+        return pickle.dumps(cand, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - a check that is a closure (a reader added without care)
+        return None
 
 
 class Planner:
@@ -102,9 +107,14 @@ class Planner:
     def __call__(self, rows: list[dict[str, Any]]) -> list[Candidate]:
         if self.pool is None:
             return [plan(row, self.config) for row in rows]
-        cands = list(self.pool.map(_plan_apart, rows, [self.config] * len(rows)))
-        for cand, row in zip(cands, rows):
+        cands = []
+        for row, planned in zip(rows, self.pool.map(_plan_apart, rows, [self.config] * len(rows))):
+            if planned is None:
+                cands.append(plan(row, self.config))
+                continue
+            cand = pickle.loads(planned)
             cand.row = row
+            cands.append(cand)
         return cands
 
 
