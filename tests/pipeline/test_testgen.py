@@ -42,9 +42,14 @@ def test_leetcode_examples_get_hidden_call_tests(processed):
     said: list[str] = []
     result = verify_rows(rows, VerifyConfig(generation=dataclasses.replace(GEN, batch_problems=4)), progress=said.append)
     assert len(result.kept) >= 5, result.reasons()
-    # in batches, each reported as it ends (done/total and an ETA)
-    assert [line.split(",")[0] for line in said if line.startswith("test generation:")] == [
-        "test generation: 4/6 problems", "test generation: 6/6 problems"]
+    # in batches, each step of each reported (done/total and, once a batch is done, an ETA)
+    lines = [line for line in said if line.startswith("test generation:")]
+    steps = [line.split(", ")[:2] for line in lines]
+    assert steps == [["test generation: 0/6 problems", f"batch 1/2 {step}"] for step in ("inputs made", "references answered")] + [
+        ["test generation: 4/6 problems", "batch 1/2 done"]] + [
+        ["test generation: 4/6 problems", f"batch 2/2 {step}"] for step in ("inputs made", "references answered")] + [
+        ["test generation: 6/6 problems", "batch 2/2 done"]]
+    assert lines[-1].endswith("ETA 0.0 min") and lines[0].endswith("ETA after the first batch")
     for row in result.kept:
         generated = [c for c in row["tests"].cases if c.origin != "source"]
         assert row["generated_tests"] == len(generated) > 0 and row["tests"].hidden_count == len(generated)

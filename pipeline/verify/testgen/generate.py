@@ -546,29 +546,47 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
     with planner(config, workers, len(todo)) as plan:
         for done in range(0, len(todo), size):
             batch = todo[done : done + size]
+            said = _Said(progress, done, len(todo), start, f"batch {done // size + 1}/{-(-len(todo) // size)}")
             cands = plan([out[index] for index, _ in batch])
-            _generate(cands, config, backend=backend, workers=workers, memory_mb=memory_mb, sampler=sampler)
+            said("inputs made")
+            _generate(cands, config, backend=backend, workers=workers, memory_mb=memory_mb, sampler=sampler, said=said)
             for (index, key), cand in zip(batch, cands):
                 columns = finish(cand, config)
                 if config.cache:
                     _store(key, columns)
                 out[index] = {**out[index], **columns}
-            if progress:
-                progress(_progress_line(done + len(batch), len(todo), time.monotonic() - start))
+            said.done += len(batch)
+            said("done")
     return out, _stage_stats(out, len(todo) + hits, hits, time.monotonic() - start)
 
 
 def _generate(cands: list[Candidate], config: TestGenConfig, *, backend: EvaluatorBackend, workers: int,
-              memory_mb: int, sampler: Any) -> None:
+              memory_mb: int, sampler: Any, said: Callable[[str], None]) -> None:
     """One batch of planned problems: the model's help, the oracle's answers, the adversaries."""
     _add_model_help(cands, sampler, config, backend)
     run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
+    said("references answered")
     for cand in cands:
         set_edges_apart(cand)
         build_adversaries(cand, config)
     run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.adversary_budget_s)
 
 
-def _progress_line(done: int, total: int, elapsed: float) -> str:
-    left = elapsed / done * (total - done)
-    return f"test generation: {done}/{total} problems, {elapsed / 60:.1f} min so far, ETA {left / 60:.1f} min"
+@dataclass
+class _Said:
+    """Where a run is, said at each step of a batch (done/total, an ETA from the batches done):
+    a batch is about a minute on two cores, so its steps say something well within each minute."""
+
+    progress: Callable[[str], None] | None
+    done: int
+    total: int
+    start: float
+    batch: str
+
+    def __call__(self, step: str) -> None:
+        if self.progress is None:
+            return
+        elapsed = time.monotonic() - self.start
+        eta = f"ETA {elapsed / self.done * (self.total - self.done) / 60:.1f} min" if self.done else "ETA after the first batch"
+        self.progress(f"test generation: {self.done}/{self.total} problems, {self.batch} {step}, "
+                      f"{elapsed / 60:.1f} min so far, {eta}")
