@@ -24,13 +24,14 @@ SETTINGS = {"RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
             "RAY_health_check_failure_threshold": "3", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
-def _start(command: list[str], env: dict[str, str]) -> int:
-    """Run ``ray start`` in a session of its own; its process group (every daemon it leaves) is returned."""
+def _start(command: list[str], env: dict[str, str], groups: list[int]) -> None:
+    """Run ``ray start`` in a session of its own, its process group (every daemon it leaves) in
+    ``groups`` from the moment it starts: a signal during the start still finds them."""
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    groups.append(proc.pid)
     out, _ = proc.communicate(timeout=120)
     if proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, command, out)
-    return proc.pid
 
 
 @contextlib.contextmanager
@@ -39,7 +40,11 @@ def _terminate_as_exit() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    def exit_once(*_: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM (`timeout` passes one on) must not cut the teardown
+        sys.exit(128 + signal.SIGTERM)
+
+    before = signal.signal(signal.SIGTERM, exit_once)
     try:
         yield
     finally:
@@ -64,9 +69,8 @@ def two_node_cluster(cpus_per_node: int = 1) -> Iterator[tuple[str, str]]:
     groups: list[int] = []
     with _terminate_as_exit():
         try:
-            groups.append(_start([str(ray_bin), "start", "--head", f"--port={port}", "--include-dashboard=false", *common], env))
-            groups.append(_start([str(ray_bin), "start", f"--address=127.0.0.1:{port}",
-                                  f"--node-ip-address={SECOND_IP}", *common], env))
+            _start([str(ray_bin), "start", "--head", f"--port={port}", "--include-dashboard=false", *common], env, groups)
+            _start([str(ray_bin), "start", f"--address=127.0.0.1:{port}", f"--node-ip-address={SECOND_IP}", *common], env, groups)
             ray.init(address=f"127.0.0.1:{port}", log_to_driver=False)
             yield f"127.0.0.1:{port}", temp
         finally:
