@@ -15,17 +15,23 @@ import pickle
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pipeline.verify.testgen.kinds import Candidate, kind_for
 
-if TYPE_CHECKING:
-    from pipeline.verify.testgen.generate import TestGenConfig
+
+class PlanSettings(Protocol):
+    """What planning reads of :class:`~pipeline.verify.testgen.generate.TestGenConfig` (the driver
+    imports this module, so this one names the fields rather than import the driver)."""
+
+    inputs: int
+    seed: int
+    edges: int
 
 PER_WORKER = 8  # fewer problems than this per worker are planned in this process (a pool costs more there)
 
 
-def plan_inputs(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
     """New inputs for the row's tests (or a note saying why there are none)."""
     from pipeline.process.public import statement_text
 
@@ -64,7 +70,7 @@ def add_validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> N
         cand.labels.append(label)
 
 
-def add_edges(cand: Candidate, config: TestGenConfig) -> None:
+def add_edges(cand: Candidate, config: PlanSettings) -> None:
     """The kind's edges, after the inputs generation made (so the kind has read the examples)."""
     if not config.edges or not cand.inputs:
         return
@@ -80,14 +86,14 @@ def add_edges(cand: Candidate, config: TestGenConfig) -> None:
             cand.labels.append(label)
 
 
-def plan(row: dict[str, Any], config: TestGenConfig) -> Candidate:
+def plan(row: dict[str, Any], config: PlanSettings) -> Candidate:
     """Everything before a program runs: the inputs, then the edges."""
     cand = plan_inputs(row, config)
     add_edges(cand, config)
     return cand
 
 
-def _plan_apart(row: dict[str, Any], config: TestGenConfig) -> bytes | None:
+def _plan_apart(row: dict[str, Any], config: PlanSettings) -> bytes | None:
     """:func:`plan` in a pool's process, pickled without its row (the owner has it); None where
     the plan does not pickle, and the owner plans the row itself: one problem never sinks the stage."""
     cand = plan(row, config)
@@ -101,7 +107,7 @@ def _plan_apart(row: dict[str, Any], config: TestGenConfig) -> bytes | None:
 class Planner:
     """Plans rows in this process, or on ``pool`` (see :func:`planner`), in input order."""
 
-    def __init__(self, config: TestGenConfig, pool: ProcessPoolExecutor | None = None) -> None:
+    def __init__(self, config: PlanSettings, pool: ProcessPoolExecutor | None = None) -> None:
         self.config, self.pool = config, pool
 
     def __call__(self, rows: list[dict[str, Any]]) -> list[Candidate]:
@@ -119,7 +125,7 @@ class Planner:
 
 
 @contextmanager
-def planner(config: TestGenConfig, workers: int, problems: int) -> Iterator[Planner]:
+def planner(config: PlanSettings, workers: int, problems: int) -> Iterator[Planner]:
     """A :class:`Planner` on ``workers`` processes of its own when ``problems`` gives each at
     least :data:`PER_WORKER`; in this process otherwise. Forked, as the Filter's MinHash pool is:
     a fresh interpreter (spawn) would import the caller's main module again, which a script
