@@ -10,9 +10,11 @@ every one of them). For each size, Verify with generation on (both caches off) r
 pool, then on a two-node Ray cluster started on this machine (``benchmarks/local_ray.py``: a head
 and a second node on 127.0.0.2, half the workers each), the oracle and the adversaries dispatched to
 its actors. The table gives seconds, problems per second and generated tests; a least-squares line
-``seconds = a + b * problems`` per backend gives the growth and what a user should expect for N
-problems on C cores (``a + b * N * workers / C``: generation parallelises over problems and their
-programs, so the per-problem cost divides by the cores).
+``seconds = a + b * problems`` per backend gives the growth, and the largest size's core-seconds a
+problem what a user should expect for N problems on C cores (``seconds * workers / size * N / C``:
+generation parallelises over problems and their programs, so the per-problem cost divides by the
+cores; the cost per problem follows the mix of sources, which the largest size has most like a full
+run, so a line fitted over the small sizes would mislead).
 
 On one machine the two "nodes" share its cores: the Ray column measures the cluster path's
 overhead, not a speed-up; run it against a real cluster's address (``--ray-address``) for that.
@@ -142,10 +144,11 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, _, _ in backends:
         a, b = fit([(size, f["seconds"]) for n, size, f in rows_out if n == name])
-        per_core = b * args.workers  # seconds of one core per problem
+        largest, f = max(((size, f) for n, size, f in rows_out if n == name), key=lambda pair: pair[0])
+        per_core = f["seconds"] * args.workers / largest  # core-seconds a problem, at the largest size: the mix a full run has
 
         def expect(problems: int, cores: int) -> str:
-            return f"{(a + per_core * problems / cores) / 60:.1f} min"
+            return f"{per_core * problems / cores / 60:.1f} min"
         print(f"| {name} | {a:.1f} + {b:.3f} x N | {expect(len(pool), args.workers)} | {expect(1000, 16)} | {expect(10000, 64)} |")
     local = {size: f for n, size, f in rows_out if n == "local pool"}
     ray_rows = {size: f for n, size, f in rows_out if n != "local pool"}
