@@ -196,10 +196,15 @@ def test_recipe_prints_a_launchpad_config_the_asset_accepts():
 @pytest.mark.network
 @needs_train
 def test_gpu_requirements_resolve(tmp_path):
-    """pip's resolver (PyPI, dry run: metadata only) accepts the GPU set, with verl's pins."""
+    """pip's resolver (PyPI, dry run) accepts the GPU set, with verl's pins.
+
+    fast-deps reads each wheel's metadata by HTTP range requests: a plain dry run downloads every wheel
+    (3.7 GB with the CUDA ones) into a temporary folder, which filled CI's disk once.
+    """
     report = tmp_path / "report.json"
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     proc = subprocess.run([str(TRAIN_PY), "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
+                           "--use-feature=fast-deps", "--no-cache-dir",
                            "--report", str(report), "-r", str(REQUIREMENTS)],
                           capture_output=True, text=True, timeout=1200, env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
