@@ -23,6 +23,10 @@ LANGUAGE_NAMES = {
 }
 
 
+# Tokens a translation may take beyond its source's character count (a heading, a closing line).
+OUTPUT_MARGIN_TOKENS = 64
+
+
 class TranslationError(Exception):
     """One text could not be translated faithfully (e.g. the model dropped a placeholder)."""
 
@@ -112,13 +116,25 @@ class SamplerTranslator:
     def build_prompt(self, protected_text: str, source_lang: str) -> str:
         return self.prompt.format(language=LANGUAGE_NAMES.get(source_lang, source_lang), text=protected_text)
 
+    def output_budget(self, protected_texts: list[str]) -> int:
+        """Tokens a batch may generate: ``max_tokens``, or fewer for short texts.
+
+        A faithful English translation has fewer tokens than its source has characters (a CJK
+        character is under one English word; a word of a Latin-script language is several
+        characters), so past that bound a model is looping, and the placeholder check would reject
+        what it wrote anyway. On a CPU the loop is most of the stage's time.
+        """
+        longest = max(len(text) for text in protected_texts)
+        return min(self.max_tokens, longest + OUTPUT_MARGIN_TOKENS)
+
     def translate(self, texts: list[str], source_lang: str) -> list[str]:
         protected = [protect(t) for t in texts]
         out: list[Any] = []
         for start in range(0, len(protected), self.batch_size):
             batch = protected[start : start + self.batch_size]
             prompts = [self.build_prompt(masked, source_lang) for masked, _ in batch]
-            completions = self.sampler.generate(prompts, 1, self.temperature, self.max_tokens, self.seed)
+            budget = self.output_budget([masked for masked, _ in batch])
+            completions = self.sampler.generate(prompts, 1, self.temperature, budget, self.seed)
             if len(completions) != len(prompts):
                 raise TranslationError(f"sampler returned {len(completions)} completions for {len(prompts)} prompts")
             for (_, kept), item in zip(batch, completions):

@@ -196,10 +196,12 @@ class EchoSampler:
 
     def __init__(self, drop_placeholder: bool = False) -> None:
         self.calls: list[int] = []
+        self.budgets: list[int] = []
         self.drop = drop_placeholder
 
     def generate(self, prompts, n, temperature, max_tokens, seed):
         self.calls.append(len(prompts))
+        self.budgets.append(max_tokens)
         outs = []
         for p in prompts:
             body = p.split("\n\n", 1)[1]
@@ -225,6 +227,9 @@ def test_sampler_translator_batched_through_process(rows):
     sampler = EchoSampler()
     result = process_rows(chinese, translator=SamplerTranslator(sampler, batch_size=4))
     assert sampler.calls == [4, 4, 2]  # one batched pass, not one call per row
+    # each batch may generate as many tokens as its longest (protected) text has characters, plus a margin
+    longest = [max(len(protect(clean_statement(r["statement"]))[0]) for r in chinese[i : i + 4]) for i in (0, 4, 8)]
+    assert sampler.budgets == [min(2048, n + 64) for n in longest] and max(sampler.budgets) < 2048
     assert len(result.kept) == 10, result.rejects
     for row, src in zip(result.kept, chinese):
         assert row["language"] == "en" and row["needs_translation"] is False
