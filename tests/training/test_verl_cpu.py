@@ -5,6 +5,7 @@ launch for the asset, the trace and T(D)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import textwrap
 from pathlib import Path
@@ -63,3 +64,16 @@ def test_rollout_and_trainer_logprobs_agree_at_the_sampling_temperature(cpu_mode
         assert r["same_t"] < 1e-4, (t, r)            # trainer at the sampling T: agree
         assert abs(r["ratio_same_t"] - 1.0) < 1e-4   # so the first PPO ratio is 1
         assert r["trainer_t1"] > 1e-2, (t, r)        # trainer at T=1: the check fails
+
+
+def test_the_cpu_backend_gives_torch_the_node_cores():
+    """Ray starts each worker with OMP_NUM_THREADS=1; importing the CPU backend (every verl process
+    does) gives torch the node's cores, shared among the node's actor workers."""
+    code = ("import os, torch, training.verl_ext.cpu; "
+            "print('RESULT', torch.get_num_threads(), len(os.sched_getaffinity(0)))")
+    for workers in (1, 2):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "RAY_LOCAL_WORLD_SIZE": str(workers), "MICROCODER_TORCH_THREADS": ""}
+        proc = subprocess.run([str(TRAIN_PY), "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        threads, cores = map(int, proc.stdout.split("RESULT ", 1)[1].split())
+        assert threads == max(1, cores // workers)

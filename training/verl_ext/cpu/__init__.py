@@ -8,7 +8,8 @@ Imported in every verl process through ``VERL_USE_EXTERNAL_MODULES=training.verl
 - makes verl's process group plain ``gloo`` (its ``cpu:gloo,<device>:<backend>`` string
   would name cpu twice);
 - registers the ``hf`` rollout: a Ray actor around transformers ``generate`` serving verl's
-  token-in/token-out protocol, its weights pushed from the actor after every update.
+  token-in/token-out protocol, its weights pushed from the actor after every update;
+- gives torch the node's cores (Ray starts each worker on one thread).
 
 What else a CPU run needs is configuration, rendered by
 :meth:`training.verl_ext.config.TrainingConfig.to_hydra_overrides` for ``device="cpu"``:
@@ -17,6 +18,10 @@ torch.compile, no padding removal (flash-attn varlen), rollout tensor parallel s
 """
 
 from __future__ import annotations
+
+import os
+
+import torch
 
 # First: when this package is what first imports verl (e.g. a Ray worker unpickling the hf
 # server class), verl's __init__ must run VERL_USE_EXTERNAL_MODULES, which registers the cpu
@@ -76,6 +81,17 @@ def _unpinned_cpu_offload() -> None:
     impl.CPUOffloadPolicy = unpinned
 
 
+def _use_the_cores() -> None:
+    """Ray starts every worker with ``OMP_NUM_THREADS=1``, so verl's actor trained and the hf server
+    generated on one core of the node's. On the CPU backend the actor and the rollout take turns
+    (hybrid engine), so each may use the node's cores, shared among the node's actor workers.
+    ``MICROCODER_TORCH_THREADS`` sets the count."""
+    workers_here = int(os.environ.get("RAY_LOCAL_WORLD_SIZE") or 1)
+    threads = int(os.environ.get("MICROCODER_TORCH_THREADS") or 0) or len(os.sched_getaffinity(0)) // workers_here
+    torch.set_num_threads(max(1, threads))
+
+
+_use_the_cores()
 _register_engine()
 _single_backend_process_group()
 _unpinned_cpu_offload()

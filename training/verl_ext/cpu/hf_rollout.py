@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Generator
@@ -55,12 +54,9 @@ class HFGenerationServer:
     """A transformers model behind verl's rollout-server methods (generate, sleep, wake_up, ...)."""
 
     def __init__(self, model_path: str, response_length: int, max_model_len: int | None = None,
-                 max_batch: int = 64, batch_window_s: float = 0.05, num_threads: int | None = None,
-                 trust_remote_code: bool = False):
+                 max_batch: int = 64, batch_window_s: float = 0.05, trust_remote_code: bool = False):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        if num_threads:
-            torch.set_num_threads(num_threads)
         self.tokenizer = AutoTokenizer.from_pretrained(model_path, trust_remote_code=trust_remote_code)
         self.model = AutoModelForCausalLM.from_pretrained(
             model_path, dtype=torch.float32, attn_implementation="sdpa", trust_remote_code=trust_remote_code
@@ -244,7 +240,6 @@ def _replica_class():
                 response_length=self.config.response_length,
                 max_model_len=self.config.max_model_len,
                 max_batch=max(1, min(self.config.max_num_seqs, 256)),
-                num_threads=int(os.environ.get("MICROCODER_ROLLOUT_THREADS", "0")) or None,
                 trust_remote_code=bool(mc.get("trust_remote_code", False)),
             )
             await server.get_weight_version.remote()  # wait until the model is loaded
