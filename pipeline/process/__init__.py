@@ -40,7 +40,8 @@ def process_rows(
     language when ``translator`` is given (``original_statement`` keeps the original);
     without one they are rejected with reason ``needs_translation`` (the full row kept).
     ``max_translations`` caps how many statements the translator gets (a small model on a CPU
-    translates a sample; the rest are rejected with ``needs_translation`` as well).
+    translates a sample; the rest are rejected with ``needs_translation`` as well): the shortest
+    first, the most statements for the compute, and the ones a translation's token budget can hold.
     """
     steps = DEFAULT_STEPS if steps is None else steps
     stepped = run_steps(rows, (*steps, _with_process_columns), PROCESS)
@@ -54,6 +55,7 @@ def process_rows(
     budget = max_translations
     for language, pending in foreign.items():
         if translator is not None and budget is not None:
+            pending = sorted(pending, key=lambda row: len(row["statement"]))
             pending, over = pending[:budget], pending[budget:]
             budget -= len(pending)
             for out in over:

@@ -237,6 +237,13 @@ def test_sampler_translator_batched_through_process(rows):
         assert row["statement"] == "EN " + row["original_statement"]
 
 
+def test_a_capped_translation_takes_the_shortest_statements(rows):
+    chinese = _humaneval_xl(rows, "Chinese")[:10]
+    result = process_rows(chinese, translator=SamplerTranslator(EchoSampler()), max_translations=3)
+    assert len(result.kept) == 3 and [r["reason"] for r in result.rejects] == ["needs_translation"] * 7
+    assert max(len(r["original_statement"]) for r in result.kept) <= min(len(json.loads(r["record"])["statement"]) for r in result.rejects)
+
+
 def test_lost_placeholder_rejects_row(rows):
     chinese = [r for r in _humaneval_xl(rows, "Chinese") if protect(r["statement"])[1]][:3]
     result = process_rows(chinese, translator=SamplerTranslator(EchoSampler(drop_placeholder=True)))
