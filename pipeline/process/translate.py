@@ -132,9 +132,9 @@ class SamplerTranslator:
         out: list[Any] = []
         for start in range(0, len(protected), self.batch_size):
             batch = protected[start : start + self.batch_size]
-            prompts = [self.build_prompt(masked, source_lang) for masked, _ in batch]
-            budget = self.output_budget([masked for masked, _ in batch])
-            completions = self.sampler.generate(prompts, 1, self.temperature, budget, self.seed)
+            masked = [text for text, _ in batch]
+            prompts = [self.build_prompt(text, source_lang) for text in masked]
+            completions = self.sampler.generate(prompts, 1, self.temperature, self.output_budget(masked), self.seed)
             if len(completions) != len(prompts):
                 raise TranslationError(f"sampler returned {len(completions)} completions for {len(prompts)} prompts")
             for (_, kept), item in zip(batch, completions):
