@@ -1,7 +1,7 @@
 """How Verify's test generation grows with the number of problems, on this machine's pool and on a
 two-node Ray cluster, in one run.
 
-    .venv/bin/python benchmarks/bench_generation_scale.py [--sizes 50,100,200,400] [--no-ray] [--workers N]
+    .venv/bin/python benchmarks/bench_generation_scale.py [--sizes 50,100,200,400] [--no-ray | --ray-only] [--workers N]
     .venv/bin/python benchmarks/bench_generation_scale.py --sizes 400 --plan-only   # making the inputs alone
 
 The problems: every local training source's processed problems that have a reference, taken
@@ -92,6 +92,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="50,100,200,400", help="problem counts, comma-separated; 'all' for every one")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--no-ray", action="store_true", help="the local pool only")
+    parser.add_argument("--ray-only", action="store_true",
+                        help="Ray only, e.g. its column at a size an earlier run gave the local pool's (a full run takes hours on 2 cores)")
     parser.add_argument("--ray-address", default="", help="a running cluster instead of the two local nodes")
     parser.add_argument("--ray-max", default="all",
                         help="the largest size Ray runs too (the local pool runs every size): 'all', or a problem count")
@@ -110,7 +112,9 @@ def main() -> None:
             print(f"| {size} | {alone:.1f} | {alone / size:.3f} | {spread:.1f} | {alone / spread:.2f}x |", flush=True)
         return
     ray_max = len(pool) if args.ray_max == "all" else int(args.ray_max)
-    backends = [("local pool", LocalBackend(), None)]
+    if args.no_ray and args.ray_only:
+        parser.error("--no-ray and --ray-only leave nothing to run")
+    backends = [] if args.ray_only else [("local pool", LocalBackend(), None)]
     cluster = None
     if not args.no_ray:
         from evaluator.ray_backend import RayEvaluator
@@ -126,7 +130,7 @@ def main() -> None:
     try:
         for size in sizes:
             for name, backend, _ in backends:
-                if backend is not backends[0][1] and size > ray_max:
+                if name != "local pool" and size > ray_max:
                     continue
                 figures = run(pool[:size], backend, args.workers, args.budget_s)
                 rows_out.append((name, size, figures))
@@ -143,6 +147,8 @@ def main() -> None:
     print("\n| backend | seconds = a + b x problems | all {n} problems, here | 1,000 problems on 16 cores | 10,000 on 64 |".format(n=len(pool)))
     print("|---|---|---|---|---|")
     for name, _, _ in backends:
+        if not any(n == name for n, _, _ in rows_out):
+            continue
         a, b = fit([(size, f["seconds"]) for n, size, f in rows_out if n == name])
         largest, f = max(((size, f) for n, size, f in rows_out if n == name), key=lambda pair: pair[0])
         per_core = f["seconds"] * args.workers / largest  # core-seconds a problem, at the largest size: the mix a full run has
