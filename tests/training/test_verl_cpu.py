@@ -66,6 +66,46 @@ def test_rollout_and_trainer_logprobs_agree_at_the_sampling_temperature(cpu_mode
         assert r["trainer_t1"] > 1e-2, (t, r)        # trainer at T=1: the check fails
 
 
+def test_a_prompt_sent_g_times_is_prefilled_once_with_the_same_samples(cpu_model_path):
+    """GRPO's G samples of a prompt share one prefill: the same tokens and log-probs as a prefill per
+    sample, greedy and sampled (same seed), with left padding from a shorter prompt in the batch."""
+    proc = _run_train_py(f"""
+        import json, time, torch
+        import verl  # noqa
+        from training.verl_ext.cpu.hf_rollout import HFGenerationServer, _Request
+        server = HFGenerationServer({cpu_model_path!r}, response_length=16)
+        long = server.tokenizer("def add(a, b):\\n    return a + b\\n" * 8)["input_ids"]
+        short = long[:40]
+        reqs = [_Request(p, {{}}, None) for p in [long, short, long, long, short]]
+        calls = []  # rows of each forward pass (a hook: a wrapped forward would change generate's inputs)
+        server.model.register_forward_pre_hook(lambda m, args, kwargs: calls.append(kwargs["input_ids"].shape[0]),
+                                               with_kwargs=True)
+        out = {{}}
+        for name, temperature in (("greedy", 0.0), ("sampled", 1.0)):
+            runs = {{}}
+            for shared in (True, False):
+                if not shared:
+                    server._shared_prefill = lambda *a: None
+                torch.manual_seed(7)
+                calls.clear()
+                res = server._generate_batch(reqs, (temperature, 1.0, -1, 16, True))
+                runs[shared] = {{"tokens": [r.token_ids for r in res], "logps": [r.log_probs for r in res],
+                                 "first_rows": calls[0]}}
+            del server._shared_prefill
+            a, b = runs[True], runs[False]
+            out[name] = {{"same_tokens": a["tokens"] == b["tokens"],
+                          "logp_diff": max(abs(x - y) for p, q in zip(a["logps"], b["logps"]) for x, y in zip(p, q)),
+                          "prefill_rows": [a["first_rows"], b["first_rows"]]}}
+        print("RESULT " + json.dumps(out))
+    """, 600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    for name, r in res.items():
+        assert r["same_tokens"], (name, r)
+        assert r["logp_diff"] < 1e-4, (name, r)
+        assert r["prefill_rows"] == [2, 5], (name, r)  # the two distinct prompts, against all five rows
+
+
 def test_the_cpu_backend_gives_torch_the_node_cores():
     """Ray starts each worker with OMP_NUM_THREADS=1; importing the CPU backend (every verl process
     does) gives torch the node's cores, shared among the node's actor workers."""

@@ -5,9 +5,9 @@ runs on a plain CPU. This module provides the three pieces verl's rollout regist
 
 - :class:`HFGenerationServer`, a Ray actor holding a transformers causal LM. Concurrent
   ``generate`` calls from verl's agent-loop workers are queued and run as left-padded batches
-  (one ``model.generate`` per group of identical sampling parameters). Per-token log-probs are
-  the log-softmax of the *processed* scores (after temperature / top-k / top-p), the same
-  quantity vLLM returns with ``logprobs_mode=processed_logprobs``.
+  (one ``model.generate`` per group of identical sampling parameters; a prompt sent G times is
+  prefilled once). Per-token log-probs are the log-softmax of the *processed* scores (after
+  temperature / top-k / top-p), the same quantity vLLM returns with ``logprobs_mode=processed_logprobs``.
 - :class:`HFReplica`, the :class:`~verl.workers.rollout.replica.RolloutReplica` that launches
   one server per replica on the node of its hybrid actor worker.
 - :class:`HFServerAdapter`, the :class:`~verl.workers.rollout.base.BaseRollout` living inside
@@ -160,7 +160,8 @@ class HFGenerationServer:
         )
         with self._model_lock, torch.inference_mode():
             version = self.weight_version
-            out = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=gen_cfg)
+            cache = self._shared_prefill(reqs, ids, mask)
+            out = self.model.generate(input_ids=ids, attention_mask=mask, past_key_values=cache, generation_config=gen_cfg)
         new = out.sequences[:, width:]
         logps = None
         if want_logprobs:
@@ -182,6 +183,29 @@ class HFGenerationServer:
                 extra_fields={"global_steps": version},
             ))
         return results
+
+    def _shared_prefill(self, reqs: list[_Request], ids: torch.Tensor, mask: torch.Tensor):
+        """A prompt's samples share one prefill: GRPO sends each prompt G times, and ``generate``
+        would run the whole prompt through the model once per sample. Each distinct prompt but its
+        last token goes through once; its cache is repeated for the rows that share it, and
+        ``generate`` goes on from there (same tokens and log-probs). None when no prompt repeats."""
+        from transformers import DynamicCache
+
+        first: dict[tuple[int, ...], int] = {}
+        for i, r in enumerate(reqs):
+            first.setdefault(tuple(r.prompt_ids), i)
+        if len(first) == len(reqs) or ids.shape[1] < 2:
+            return None
+        distinct = list(first.values())
+        slot = {row: k for k, row in enumerate(distinct)}
+        rows = torch.tensor([slot[first[tuple(r.prompt_ids)]] for r in reqs])
+        head, head_mask = ids[distinct, :-1], mask[distinct, :-1]
+        positions = (head_mask.cumsum(-1) - 1).masked_fill(head_mask == 0, 0)  # as generate counts them
+        cache = DynamicCache(config=self.model.config)
+        self.model(input_ids=head, attention_mask=head_mask, position_ids=positions, past_key_values=cache,
+                   use_cache=True, logits_to_keep=1)
+        cache.reorder_cache(rows)  # one row per request, in the batch's order
+        return cache
 
     # -- lifecycle methods verl calls on every rollout server (nothing to free on CPU) -------
     async def wake_up(self):
