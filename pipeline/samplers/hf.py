@@ -1,8 +1,8 @@
 """The ``transformers`` backend: batched sampling on CPU or GPU, for the embedded default model.
 
-Prompts are sorted by length and generated ``batch_size`` at a time with
-``num_return_sequences=n`` (left padding), which keeps the matrix multiplies wide; one call per
-prompt is several times slower on CPU (see benchmarks/bench_sampler.py).
+Prompts are sorted by length and generated ``batch_size`` at a time, n samples of each side by side
+(left padding), which keeps the matrix multiplies wide; one call per prompt is several times slower
+on CPU (see benchmarks/bench_sampler.py). A prompt's n samples share one prefill (``prefill.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from pipeline.samplers.base import Completion, Prompt, Sampler, check_args, is_chat, register_sampler
 from pipeline.samplers.default_model import DEFAULT_MODEL_ID, default_model_path
+from pipeline.samplers.prefill import shared_prefill
 
 __all__ = ["TransformersSampler", "default_model_path"]
 
@@ -126,19 +127,22 @@ class TransformersSampler(Sampler):
 
         padded = self.tokenizer.pad({"input_ids": batch}, padding=True, return_tensors="pt").to(self.device)
         greedy = temperature == 0
+        per_prompt = 1 if greedy else n
+        # A prompt's samples side by side (what num_return_sequences does), so they share one prefill.
+        ids = padded["input_ids"].repeat_interleave(per_prompt, dim=0)
+        mask = padded["attention_mask"].repeat_interleave(per_prompt, dim=0)
         kwargs: dict[str, Any] = {
             "max_new_tokens": max_tokens,
             "pad_token_id": self.tokenizer.pad_token_id,
             "eos_token_id": sorted(self.stop_ids),
-            "num_return_sequences": 1 if greedy else n,
             "do_sample": not greedy,
         }
         if not greedy:
             kwargs.update(temperature=temperature, top_p=self.top_p, top_k=0)
         with torch.inference_mode():
-            out = self.model.generate(**padded, **kwargs)
-        generated = out[:, padded["input_ids"].shape[1] :].tolist()
-        per_prompt = 1 if greedy else n
+            prefilled = shared_prefill(self.model, ids, mask)
+            out = self.model.generate(input_ids=ids, attention_mask=mask, **prefilled, **kwargs)
+        generated = out[:, ids.shape[1] :].tolist()
         completions = [self._to_completion(row) for row in generated]
         grouped = [completions[i * per_prompt : (i + 1) * per_prompt] for i in range(len(batch))]
         return [group * n if greedy else group for group in grouped]

@@ -127,6 +127,30 @@ def test_transformers_stops_on_eos_and_is_deterministic_per_seed(hf_sampler) -> 
 
 
 @pytest.mark.model
+def test_a_prompts_samples_share_one_prefill_with_the_same_completions(hf_sampler, monkeypatch) -> None:
+    """n samples of a prompt: one prefill of it, and the same completions (same seed) as n prefills."""
+    import pipeline.samplers.hf as hf
+
+    tasks = _humaneval(2)
+    prompts: list[Any] = [build_messages(t["prompt"], None, "assert", t["entry_point"]) for t in tasks]
+    shapes: list[tuple[int, int]] = []  # (rows, tokens) of each forward pass
+    hook = hf_sampler.model.register_forward_pre_hook(
+        lambda module, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    try:
+        shared = hf_sampler.generate(prompts, n=3, temperature=1.0, max_tokens=8, seed=5)
+        width = shapes[0][1] + 1
+        assert shapes[0][0] == 2 and shapes[1] == (6, 1)  # the two prompts once; their six samples go on from there
+        monkeypatch.setattr(hf, "shared_prefill", lambda *args: {})
+        shapes.clear()
+        alone = hf_sampler.generate(prompts, n=3, temperature=1.0, max_tokens=8, seed=5)
+        assert shapes[0] == (6, width)
+    finally:
+        hook.remove()
+    assert shared == alone
+    assert len({c.text for group in shared for c in group}) > 1  # sampled: the seed, not copies, made them equal
+
+
+@pytest.mark.model
 def test_default_model_is_converted_once_with_its_chat_template(hf_sampler) -> None:
     from pipeline.samplers import default_model_path
 

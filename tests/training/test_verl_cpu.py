@@ -70,32 +70,32 @@ def test_a_prompt_sent_g_times_is_prefilled_once_with_the_same_samples(cpu_model
     """GRPO's G samples of a prompt share one prefill: the same tokens and log-probs as a prefill per
     sample, greedy and sampled (same seed), with left padding from a shorter prompt in the batch."""
     proc = _run_train_py(f"""
-        import json, time, torch
+        import json, torch
         import verl  # noqa
+        from training.verl_ext.cpu import hf_rollout
         from training.verl_ext.cpu.hf_rollout import HFGenerationServer, _Request
-        server = HFGenerationServer({cpu_model_path!r}, response_length=16)
-        long = server.tokenizer("def add(a, b):\\n    return a + b\\n" * 8)["input_ids"]
-        short = long[:40]
+        shared_prefill = hf_rollout.shared_prefill
+        server = HFGenerationServer({cpu_model_path!r}, response_length=8)
+        long = server.tokenizer("def add(a, b):\\n    return a + b\\n" * 4)["input_ids"]
+        short = long[:20]
         reqs = [_Request(p, {{}}, None) for p in [long, short, long, long, short]]
-        calls = []  # rows of each forward pass (a hook: a wrapped forward would change generate's inputs)
-        server.model.register_forward_pre_hook(lambda m, args, kwargs: calls.append(kwargs["input_ids"].shape[0]),
+        calls = []  # (rows, tokens) of each forward pass (a hook: a wrapped forward would change generate's inputs)
+        server.model.register_forward_pre_hook(lambda m, args, kwargs: calls.append(list(kwargs["input_ids"].shape)),
                                                with_kwargs=True)
         out = {{}}
         for name, temperature in (("greedy", 0.0), ("sampled", 1.0)):
             runs = {{}}
             for shared in (True, False):
-                if not shared:
-                    server._shared_prefill = lambda *a: None
+                hf_rollout.shared_prefill = shared_prefill if shared else (lambda *a: {{}})
                 torch.manual_seed(7)
                 calls.clear()
-                res = server._generate_batch(reqs, (temperature, 1.0, -1, 16, True))
+                res = server._generate_batch(reqs, (temperature, 1.0, -1, 8, True))
                 runs[shared] = {{"tokens": [r.token_ids for r in res], "logps": [r.log_probs for r in res],
-                                 "first_rows": calls[0]}}
-            del server._shared_prefill
+                                 "first_passes": calls[:2]}}
             a, b = runs[True], runs[False]
             out[name] = {{"same_tokens": a["tokens"] == b["tokens"],
                           "logp_diff": max(abs(x - y) for p, q in zip(a["logps"], b["logps"]) for x, y in zip(p, q)),
-                          "prefill_rows": [a["first_rows"], b["first_rows"]]}}
+                          "passes": [a["first_passes"], b["first_passes"]]}}
         print("RESULT " + json.dumps(out))
     """, 600)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -103,7 +103,9 @@ def test_a_prompt_sent_g_times_is_prefilled_once_with_the_same_samples(cpu_model
     for name, r in res.items():
         assert r["same_tokens"], (name, r)
         assert r["logp_diff"] < 1e-4, (name, r)
-        assert r["prefill_rows"] == [2, 5], (name, r)  # the two distinct prompts, against all five rows
+        (prefill, step), (alone, _) = r["passes"]
+        assert prefill[0] == 2 and step == [5, 1], (name, r)  # the two prompts once; five samples go on from there
+        assert alone == [5, prefill[1] + 1], (name, r)      # without: all five rows, every token
 
 
 def test_the_cpu_backend_gives_torch_the_node_cores():

@@ -26,6 +26,8 @@ from typing import Any, Generator
 import ray
 import torch
 
+from pipeline.samplers.prefill import shared_prefill
+
 logger = logging.getLogger(__name__)
 
 SERVER_PREFIX = "microcoder_hf_server_"
@@ -160,8 +162,8 @@ class HFGenerationServer:
         )
         with self._model_lock, torch.inference_mode():
             version = self.weight_version
-            cache = self._shared_prefill(reqs, ids, mask)
-            out = self.model.generate(input_ids=ids, attention_mask=mask, past_key_values=cache, generation_config=gen_cfg)
+            prefilled = shared_prefill(self.model, ids, mask)
+            out = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=gen_cfg, **prefilled)
         new = out.sequences[:, width:]
         logps = None
         if want_logprobs:
@@ -183,29 +185,6 @@ class HFGenerationServer:
                 extra_fields={"global_steps": version},
             ))
         return results
-
-    def _shared_prefill(self, reqs: list[_Request], ids: torch.Tensor, mask: torch.Tensor):
-        """A prompt's samples share one prefill: GRPO sends each prompt G times, and ``generate``
-        would run the whole prompt through the model once per sample. Each distinct prompt but its
-        last token goes through once; its cache is repeated for the rows that share it, and
-        ``generate`` goes on from there (same tokens and log-probs). None when no prompt repeats."""
-        from transformers import DynamicCache
-
-        first: dict[tuple[int, ...], int] = {}
-        for i, r in enumerate(reqs):
-            first.setdefault(tuple(r.prompt_ids), i)
-        if len(first) == len(reqs) or ids.shape[1] < 2:
-            return None
-        distinct = list(first.values())
-        slot = {row: k for k, row in enumerate(distinct)}
-        rows = torch.tensor([slot[first[tuple(r.prompt_ids)]] for r in reqs])
-        head, head_mask = ids[distinct, :-1], mask[distinct, :-1]
-        positions = (head_mask.cumsum(-1) - 1).masked_fill(head_mask == 0, 0)  # as generate counts them
-        cache = DynamicCache(config=self.model.config)
-        self.model(input_ids=head, attention_mask=head_mask, position_ids=positions, past_key_values=cache,
-                   use_cache=True, logits_to_keep=1)
-        cache.reorder_cache(rows)  # one row per request, in the batch's order
-        return cache
 
     # -- lifecycle methods verl calls on every rollout server (nothing to free on CPU) -------
     async def wake_up(self):
