@@ -162,7 +162,7 @@ def main() -> None:
               and (ray_rows[s]["generated"], ray_rows[s]["kept"]) != (local[s]["generated"], local[s]["kept"])]
     if differ:
         print(f"\nNot the same work at {differ} problems: a wall budget cut runs short on one backend (see --budget-s).")
-    if ray_rows:
+    if any(s in local for s in ray_rows):
         print("\nRay / local time: " + ", ".join(f"{s}: {ray_rows[s]['seconds'] / local[s]['seconds']:.2f}x"
                                                  for s in sizes if s in ray_rows and s in local))
 
