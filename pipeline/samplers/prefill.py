@@ -1,11 +1,11 @@
 """One prefill per distinct prompt, shared by all of its samples.
 
 ``generate`` with n samples of a prompt (``num_return_sequences``, or GRPO's G requests for one
-prompt) runs the whole prompt through the model once per sample, and on CPU that prefill is most
-of a short generation's time. :func:`shared_prefill` runs each distinct prompt once, all but its
-last token, and repeats its cache for the rows that share it; ``generate`` goes on from there and
-yields the same tokens and log-probs. Used by the ``transformers``
-sampler and by verl's CPU rollout server (``training/verl_ext/cpu/hf_rollout.py``).
+prompt) runs the whole prompt through the model once per sample: on CPU, with long prompts and
+short answers, much of the time (``benchmarks/bench_sampler.py``). :func:`shared_prefill` runs each
+distinct prompt once, all but its last token, and repeats its cache for the rows that share it;
+``generate`` goes on from there and yields the same tokens and log-probs. Used by the
+``transformers`` sampler and by verl's CPU rollout server (``training/verl_ext/cpu/hf_rollout.py``).
 """
 
 from __future__ import annotations
