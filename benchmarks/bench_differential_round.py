@@ -94,7 +94,7 @@ def main() -> None:
                         help="edges per problem, comma-separated: each a run (0: the baseline without edges)")
     args = parser.parse_args()
     sources = args.sources.split(",")
-    labelled = labelled_programs([LABELS[s] for s in sources])
+    labelled = labelled_programs([LABELS[s] for s in sources], workers=args.workers)
     table = [run_source(name, args.sample, args.workers, labelled,
                         TestGenConfig(cache=False, inputs=args.inputs, reserve=args.reserve, edges=int(edges)))
              for name in sources for edges in args.edges.split(",")]

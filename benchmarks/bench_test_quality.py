@@ -1,6 +1,6 @@
 """Test quality before and after Verify's test generation, per source: are the tests any stronger?
 
-    .venv/bin/python benchmarks/bench_test_quality.py [--sources mbpp,humaneval,...] [--sample N] [--workers N]
+    .venv/bin/python benchmarks/bench_test_quality.py [--sources mbpp,humaneval,...] [--sample N] [--workers N] [--raw-labels]
 
 For each source the problems go through Collect, Process and Verify (with generation), and then:
 
@@ -16,7 +16,9 @@ For each source the problems go through Collect, Process and Verify (with genera
   whose only correct programs are its references reads ``n/a``;
 - TNR: known-wrong programs the tests reject (the labelled programs that pass the base tests but
   fail the extended ones, the 974 the issue names; KodCode's confirmed failing attempts; APPS
-  programs that pass the samples and fail an official test);
+  programs that pass the samples and fail an official test). On the 7 HumanEval problems whose
+  canonical solution fails its own extended tests, a program labelled wrong is judged again on the
+  extended asserts the canonical solution passes (``extended_audit.py``; ``--raw-labels``: as shipped);
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
   problem, and the reward's evaluator time per correct program;
 
@@ -38,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from extended_audit import audited  # noqa: E402
 from labelled_sets import APPS, LEETCODE  # noqa: E402
 
 from evaluator import evaluate_many  # noqa: E402
@@ -53,9 +56,12 @@ DEFAULT_SOURCES = ("mbpp_test", "mbpp", "humaneval", "kodcode", "leetcode", "tac
                    "apps_call")
 
 
-def labelled_programs(sources: list[str]) -> dict[tuple[str, str], list[dict]]:
+def labelled_programs(sources: list[str], audit: bool = True,
+                      workers: int | None = None) -> dict[tuple[str, str], list[dict]]:
     """(source, source_id) -> MapCoder's HumanEval/MBPP programs with their labels, and the
-    accepted LeetCode solutions of kamyu104/LeetCode-Solutions where they are built (``labelled_sets.LEETCODE``)."""
+    accepted LeetCode solutions of kamyu104/LeetCode-Solutions where they are built (``labelled_sets.LEETCODE``).
+    ``audit``: a HumanEval program labelled wrong by extended asserts that the canonical solution
+    fails too is judged again on the ones it passes (:mod:`extended_audit`); the count goes to stderr."""
     root = shared_data_dir()
     out: dict[tuple[str, str], list[dict]] = {}
     for rec in (LEETCODE.read() if "leetcode" in sources else None) or []:
@@ -64,14 +70,19 @@ def labelled_programs(sources: list[str]) -> dict[tuple[str, str], list[dict]]:
     if root is None:
         return out
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            sid = rec["task_id"] if rec["dataset"] == "humaneval" else rec["task_id"].split("_")[1]
-            correct = rec["label_extended"] is True
-            wrong = rec["label_base"] is True and rec["label_extended"] is False
-            if correct or wrong:
-                out.setdefault((rec["dataset"], sid), []).append({"code": rec["code"], "correct": correct,
-                                                                 "id": rec["id"]})
+        records = [json.loads(line) for line in fh]
+    again = audited(records, workers) if audit and "humaneval" in sources else {}
+    if again:
+        print(f"HumanEval-ET labels judged again: {len(again)} programs labelled wrong on problems whose canonical "
+              f"solution fails the extended tests too; {sum(again.values())} pass every extended assert it passes "
+              "(counted correct)", file=sys.stderr)
+    for rec in records:
+        sid = rec["task_id"] if rec["dataset"] == "humaneval" else rec["task_id"].split("_")[1]
+        correct = again.get(rec["id"], rec["label_extended"] is True)
+        wrong = rec["label_base"] is True and not correct and rec["label_extended"] is False
+        if correct or wrong:
+            out.setdefault((rec["dataset"], sid), []).append({"code": rec["code"], "correct": correct,
+                                                             "id": rec["id"]})
     return out
 
 
@@ -215,11 +226,13 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=None, help="problems per source (default: all)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--raw-labels", action="store_true",
+                        help="HumanEval's labels as shipped, without judging again those the canonical solution earns too")
     parser.add_argument("--single-witness", choices=("keep", "drop"), default="keep",
                         help="generation.single_witness: keep tests whose answer rests on one witness, or drop them")
     args = parser.parse_args()
     sources = args.sources.split(",")
-    labelled = labelled_programs(sources)
+    labelled = labelled_programs(sources, audit=not args.raw_labels, workers=args.workers)
     apps = APPS.read() if {"apps_stdin", "apps_call"} & set(sources) else None
     if apps is None:
         sources = [s for s in sources if s not in ("apps_stdin", "apps_call")]

@@ -45,3 +45,31 @@ def test_every_confirmed_failing_kodcode_attempt_is_rejected():
     # kodcode/algorithm/00000051/bad0 once passed: its annotation names a class it never defines,
     # a NameError under python3 that the evaluator's own postponed annotations hid.
     assert not accepted
+
+
+def test_humaneval_et_labels_the_canonical_solution_earns_too_are_judged_again():
+    """HumanEval/44's extended tests hold an assert lifted out of its loop (``change_base(x, x + 1)``):
+    the canonical solution fails it, so every program there was labelled wrong. Judged on the
+    asserts the canonical solution passes, they pass; on HumanEval/50 two programs fail one of
+    those and stay wrong; HumanEval/0, whose canonical solution passes, is left as labelled."""
+    root = shared_data_dir()
+    if root is None:
+        pytest.skip("no shared data on this machine")
+    import gzip
+    import json
+
+    from benchmarks.extended_audit import audited, reference_passed
+
+    tasks = ("HumanEval/0", "HumanEval/44", "HumanEval/50")
+    with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
+        records = [r for r in map(json.loads, fh) if r["task_id"] in tasks]
+    cut = reference_passed(records, workers=2)
+    assert set(cut) == {"HumanEval/44", "HumanEval/50"}
+    assert "x + 1" not in cut["HumanEval/44"]["assert_code"]
+    assert cut["HumanEval/44"]["assert_code"].count("\n") == 131  # 133 asserts less the lifted one
+    again = audited(records, workers=2)
+    labelled_wrong = {r["id"]: r["task_id"] for r in records
+                      if r["label_base"] is True and r["label_extended"] is False}
+    assert set(again) == {i for i, t in labelled_wrong.items() if t != "HumanEval/0"}
+    assert all(again[i] for i, t in labelled_wrong.items() if t == "HumanEval/44")
+    assert sorted(ok for i, ok in again.items() if labelled_wrong[i] == "HumanEval/50").count(False) == 2
