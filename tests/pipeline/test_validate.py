@@ -189,3 +189,22 @@ def test_leetcode_rows_carry_a_second_reference_and_a_running_count_is_kept_non_
     assert validator.reason(([5, 5, 3, 3], [2, -2, 1, -67791]), {}) == "relation"  # the input that failed kamyu104's solution
     assert validator.reason(([5], [-100000]), {}) == "relation"
     assert validator.reason(([5, 3, 5], [2, 1, -2]), {}) is None
+
+
+def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge():
+    """HumanEval/135: "The given array will not contain duplicate values." The differential round
+    once admitted the edge ``can_arrange([1, 1, 1, 1])`` (all items equal), an input the statement rules out."""
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    from pipeline.verify.testgen import asserts
+    from pipeline.verify.testgen.edges import edge_calls
+
+    row = next(r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept if r["source_id"] == "HumanEval/135")
+    examples = [(a, k) for a, k, _ in asserts.examples(row["tests"])[1]]
+    profile = CallProfile.of_inputs(examples, statement_text(row), ["arr"])
+    validator = CallValidator(profile)
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+    assert validator.reason(([1, 1, 1, 1],), {}, edge=True) == "relation"
+    assert validator.reason(([4, 8, 5, 7, 3],), {}, edge=True) is None
+    edges = dict((label, call) for call, label in edge_calls(profile, 40) if validator.reason(*call, edge=True) is None)
+    assert "edge:single:arr" in edges and not any(label.startswith("edge:ties") for label in edges)

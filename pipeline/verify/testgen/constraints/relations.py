@@ -177,6 +177,17 @@ def _distinct(line: str, params: list[str], terms: _Terms) -> Check | None:
     return None
 
 
+def _no_duplicates(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """"The given array will not contain duplicate values" (HumanEval's prose): the argument it
+    names, or the only one where it says "the (given) array/list"."""
+    m = re.search(r"(?i)\b(?:the (?:given |input )?(?:array|list)|([A-Za-z_]\w*)) (?:will|does|do|shall) not (?:contain|have) "
+                  r"(?:any )?(?:duplicates?|duplicated|repeated)\b", line)
+    if not m:
+        return None
+    name = m.group(1) or (params[0] if len(params) == 1 else None)
+    return partial(_all_distinct, name) if name in params else None
+
+
 def _all_distinct(name: str, args: dict[str, Any]) -> bool:
     return not isinstance(args.get(name), list) or len({repr(v) for v in args[name]}) == len(args[name])
 
@@ -284,7 +295,7 @@ def _differ(a: str, b: str, args: dict[str, Any]) -> bool:
 
 
 # the guarantees in words, tried in this order (the first that reads the line wins)
-_SENTENCES = (_at_least_one, _distinct, _tree_sentence, _parity, _fixed_char, _sum, _primes, _diagonal,
+_SENTENCES = (_at_least_one, _distinct, _no_duplicates, _tree_sentence, _parity, _fixed_char, _sum, _primes, _diagonal,
               _antisymmetric, _two_distinct)
 
 
@@ -359,6 +370,8 @@ def relations(statement: str, params: list[str]) -> list[tuple[str, Check]]:
         terms = _Terms(params, elements, aliases)
         out = []
         prose = [m.group(0) for m in re.finditer(r"(?i)\btwo distinct [^.\n]{0,60}", statement or "")]
+        prose += [m.group(0) for m in re.finditer(r"(?i)[^.]{0,40}\bnot (?:contain|have) (?:any )?(?:duplicate|repeated)[^.]{0,30}",
+                                                  re.sub(r"\s+", " ", statement or ""))]  # a docstring's sentence, across its lines
         for line in lines + prose:
             check = _sentence(line, params, terms) or _running_counts(line, params, lines)
             if check is not None:
