@@ -264,7 +264,7 @@ def main() -> None:
     if mapcoder:  # the "974": MapCoder's programs that pass the base tests and fail the extended ones
         rejected, wrong = (sum(r["after"]["wrong_rejected"][i] for r in mapcoder) for i in (0, 1))
         print(f"\nMapCoder's base-passing, extended-failing programs ({', '.join(r['source'] for r in mapcoder)}), "
-              f"on released problems: the released tests reject {rate([True] * rejected + [False] * (wrong - rejected))}")
+              f"on released problems: the released tests reject {rejected / max(1, wrong):.3f} ({rejected}/{wrong})")
     print(f"\nlabelled-correct programs the released tests reject: {len(newly)} "
           f"({sum(not i['source_tests_too'] for i in newly)} that the source's own tests accept)")
     for item in newly:

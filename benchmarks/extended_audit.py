@@ -38,7 +38,7 @@ def _asserts(tests: dict[str, Any]) -> list[str]:
     return [line.strip() for line in tests["assert_code"].splitlines() if line.strip().startswith("assert")]
 
 
-def reference_passed(records: list[dict], workers: int | None = None) -> dict[str, dict[str, Any]]:
+def asserts_the_reference_passes(records: list[dict], workers: int | None = None) -> dict[str, dict[str, Any]]:
     """Per HumanEval task whose canonical solution fails its extended tests: those tests cut to the
     asserts the canonical solution passes alone (tasks where it passes them all are not listed)."""
     canonical = _canonical()
@@ -62,7 +62,7 @@ def audited(records: list[dict], workers: int | None = None) -> dict[str, bool]:
     wrong (it passes the base tests and fails the extended ones) on a task whose canonical solution
     fails those tests too. The new label is whether the program passes every extended assert
     that the canonical solution passes."""
-    cut = reference_passed(records, workers)
+    cut = asserts_the_reference_passes(records, workers)
     again = [r for r in records if r["dataset"] == "humaneval" and r["task_id"] in cut
              and r["label_base"] is True and r["label_extended"] is False]
     jobs = [(r["id"], r.get("harness_prefix", "") + r["code"], cut[r["task_id"]]) for r in again]

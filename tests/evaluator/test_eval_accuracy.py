@@ -58,12 +58,12 @@ def test_humaneval_et_labels_the_canonical_solution_earns_too_are_judged_again()
     import gzip
     import json
 
-    from benchmarks.extended_audit import audited, reference_passed
+    from benchmarks.extended_audit import asserts_the_reference_passes, audited
 
     tasks = ("HumanEval/0", "HumanEval/44", "HumanEval/50")
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
         records = [r for r in map(json.loads, fh) if r["task_id"] in tasks]
-    cut = reference_passed(records, workers=2)
+    cut = asserts_the_reference_passes(records, workers=2)
     assert set(cut) == {"HumanEval/44", "HumanEval/50"}
     assert "x + 1" not in cut["HumanEval/44"]["assert_code"]
     assert cut["HumanEval/44"]["assert_code"].count("\n") == 131  # 133 asserts less the lifted one
@@ -72,4 +72,4 @@ def test_humaneval_et_labels_the_canonical_solution_earns_too_are_judged_again()
                       if r["label_base"] is True and r["label_extended"] is False}
     assert set(again) == {i for i, t in labelled_wrong.items() if t != "HumanEval/0"}
     assert all(again[i] for i, t in labelled_wrong.items() if t == "HumanEval/44")
-    assert sorted(ok for i, ok in again.items() if labelled_wrong[i] == "HumanEval/50").count(False) == 2
+    assert [ok for i, ok in again.items() if labelled_wrong[i] == "HumanEval/50"].count(False) == 2
