@@ -208,3 +208,21 @@ def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge():
     assert validator.reason(([4, 8, 5, 7, 3],), {}, edge=True) is None
     labels = {label for call, label in edge_calls(profile, 40) if validator.reason(*call, edge=True) is None}
     assert "edge:single:arr" in labels and not any(label.startswith("edge:ties") for label in labels)
+
+
+def test_a_docstrings_note_and_len_state_relations():
+    """HumanEval/120 states "0 <= k <= len(arr)" under "Note:" (no Constraints section), HumanEval/122
+    "1 <= k <= len(arr)" under "Constraints:": both read as relations, so an edge that shortens
+    ``arr`` below the example's ``k`` is refused."""
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    from pipeline.verify.testgen import asserts
+
+    rows = {r["source_id"]: r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept}
+    for pid in ("HumanEval/120", "HumanEval/122"):
+        examples = [(a, k) for a, k, _ in asserts.examples(rows[pid]["tests"])[1]]
+        validator = CallValidator(CallProfile.of_inputs(examples, statement_text(rows[pid]), ["arr", "k"]))
+        assert all(validator.reason(args, kwargs) is None for args, kwargs in examples), pid
+        assert validator.reason(([], 2), {}, edge=True) in ("relation", "length"), pid  # 122: "1 <= len(arr) <= 100" too
+        assert validator.reason(([5, 1], 3), {}, edge=True) == "relation", pid
+        assert validator.reason(([5, 1, 7], 2), {}, edge=True) is None, pid

@@ -37,19 +37,20 @@ class _Cannot(Exception):
     """The term refers to something this reader does not know: the relation is left out."""
 
 
-def _section(statement: str) -> list[str]:
-    """The lines of the Constraints section (up to the examples)."""
+def _section(statement: str, header: str = r"constraints?:?") -> list[str]:
+    """The lines of the Constraints section (up to the examples); where there is none, of the
+    "Note:" section (HumanEval's docstrings state theirs there: "0 <= k <= len(arr)")."""
     out, inside = [], False
     for line in (statement or "").splitlines():
-        t = re.sub(r"^[*•\s]+|^-\s+", "", line.strip()).strip()  # a bullet, not the sign of "-10 <= x"
-        if re.fullmatch(r"(?i)constraints?:?", t):
+        t = re.sub(r"^[*•\s]+|^-\s+|^\d+\.\s+", "", line.strip()).strip()  # a bullet, not the sign of "-10 <= x"
+        if re.fullmatch(rf"(?i){header}", t):
             inside = True
             continue
         if inside and re.match(r"(?i)^(?:input|output|example|follow[\s-]*up|note)\b", t):
             break
         if inside and t:
             out.append(t)
-    return out
+    return out or (_section(statement, r"notes?:") if header != r"notes?:" else [])
 
 
 def _elements(statement: str) -> dict[str, tuple[str, int]]:
@@ -112,6 +113,7 @@ class _Terms:
 def _chain(line: str, terms: _Terms) -> Check | None:
     """A check for ``a <= b < c == d`` (adjacent pairs whose two sides the reader knows, at least
     one naming an argument, at most one standing for a list); None if none is readable."""
+    line = re.sub(r"\blen\(\s*([A-Za-z_]\w*)\s*\)", r"\1.length", line)  # Python's len(arr): arr.length
     parts = [p.strip() for p in _CMP.split(line.replace("≤", "<=").replace("≥", ">=").replace("≠", "!="))]
     if len(parts) < 3:
         return None
