@@ -17,20 +17,15 @@ that fails one of them stays wrong.
 
 from __future__ import annotations
 
-import gzip
-import json
 from typing import Any
 
 from evaluator import evaluate_many
-from pipeline.paths import shared_data_dir
+from pipeline.sources import collect, default_specs
 
 
 def _canonical() -> dict[str, str]:
-    """HumanEval's task id -> its prompt and canonical solution, as one program."""
-    root = shared_data_dir()
-    with gzip.open(root / "humaneval" / "HumanEval.jsonl.gz", "rt", encoding="utf-8") as fh:
-        return {r["task_id"]: r["prompt"] + r["canonical_solution"]
-                for r in map(json.loads, fh)}
+    """HumanEval's task id -> its canonical solution with its prompt, as the source adapter reads it."""
+    return {row["source_id"]: row["solutions"][0] for row in collect(default_specs()["humaneval"]).kept}
 
 
 def _asserts(tests: dict[str, Any]) -> list[str]:

@@ -35,6 +35,13 @@ def apps() -> dict[str, dict]:
     return {str(r["source_id"]): r for r in process_rows(collect(default_specs()["apps"]).kept).kept}
 
 
+@pytest.fixture(scope="module")
+def humaneval() -> dict[str, dict]:
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    return {r["source_id"]: r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept}
+
+
 def _samples(row: dict) -> dict:
     """The row cut to the cases its statement prints, as the issue's run dropped them."""
     return {**row, "tests": dataclasses.replace(row["tests"], cases=[c for c in row["tests"].cases if c.public])}
@@ -191,15 +198,13 @@ def test_leetcode_rows_carry_a_second_reference_and_a_running_count_is_kept_non_
     assert validator.reason(([5, 3, 5], [2, 1, -2]), {}) is None
 
 
-def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge():
+def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge(humaneval):
     """HumanEval/135: "The given array will not contain duplicate values." The differential round
     once admitted the edge ``can_arrange([1, 1, 1, 1])`` (all items equal), an input the statement rules out."""
-    if shared_data_dir() is None:
-        pytest.skip("no ../shared/data on this machine")
     from pipeline.verify.testgen import asserts
     from pipeline.verify.testgen.edges import edge_calls
 
-    row = next(r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept if r["source_id"] == "HumanEval/135")
+    row = humaneval["HumanEval/135"]
     examples = [(a, k) for a, k, _ in asserts.examples(row["tests"])[1]]
     profile = CallProfile.of_inputs(examples, statement_text(row), ["arr"])
     validator = CallValidator(profile)
@@ -210,18 +215,15 @@ def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge():
     assert "edge:single:arr" in labels and not any(label.startswith("edge:ties") for label in labels)
 
 
-def test_a_docstrings_note_and_len_state_relations():
+def test_a_docstrings_note_and_len_state_relations(humaneval):
     """HumanEval/120 states "0 <= k <= len(arr)" under "Note:" (no Constraints section), HumanEval/122
     "1 <= k <= len(arr)" under "Constraints:": both read as relations, so an edge that shortens
     ``arr`` below the example's ``k`` is refused."""
-    if shared_data_dir() is None:
-        pytest.skip("no ../shared/data on this machine")
     from pipeline.verify.testgen import asserts
 
-    rows = {r["source_id"]: r for r in process_rows(collect(default_specs()["humaneval"]).kept).kept}
     for pid in ("HumanEval/120", "HumanEval/122"):
-        examples = [(a, k) for a, k, _ in asserts.examples(rows[pid]["tests"])[1]]
-        validator = CallValidator(CallProfile.of_inputs(examples, statement_text(rows[pid]), ["arr", "k"]))
+        examples = [(a, k) for a, k, _ in asserts.examples(humaneval[pid]["tests"])[1]]
+        validator = CallValidator(CallProfile.of_inputs(examples, statement_text(humaneval[pid]), ["arr", "k"]))
         assert all(validator.reason(args, kwargs) is None for args, kwargs in examples), pid
         assert validator.reason(([], 2), {}, edge=True) in ("relation", "length"), pid  # 122: "1 <= len(arr) <= 100" too
         assert validator.reason(([5, 1], 3), {}, edge=True) == "relation", pid

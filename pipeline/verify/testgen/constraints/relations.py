@@ -37,20 +37,23 @@ class _Cannot(Exception):
     """The term refers to something this reader does not know: the relation is left out."""
 
 
-def _section(statement: str, header: str = r"constraints?:?") -> list[str]:
+def _section(statement: str) -> list[str]:
     """The lines of the Constraints section (up to the examples); where there is none, of the
     "Note:" section (HumanEval's docstrings state theirs there: "0 <= k <= len(arr)")."""
-    out, inside = [], False
-    for line in (statement or "").splitlines():
-        t = re.sub(r"^[*•\s]+|^-\s+|^\d+\.\s+", "", line.strip()).strip()  # a bullet, not the sign of "-10 <= x"
-        if re.fullmatch(rf"(?i){header}", t):
-            inside = True
-            continue
-        if inside and re.match(r"(?i)^(?:input|output|example|follow[\s-]*up|note)\b", t):
-            break
-        if inside and t:
-            out.append(t)
-    return out or (_section(statement, r"notes?:") if header != r"notes?:" else [])
+    for header in (r"constraints?:?", r"notes?:"):
+        out, inside = [], False
+        for line in (statement or "").splitlines():
+            t = re.sub(r"^[*•\s]+|^-\s+|^\d+\.\s+", "", line.strip()).strip()  # a bullet, not the sign of "-10 <= x"
+            if re.fullmatch(rf"(?i){header}", t):
+                inside = True
+                continue
+            if inside and re.match(r"(?i)^(?:input|output|example|follow[\s-]*up|note)\b", t):
+                break
+            if inside and t:
+                out.append(t)
+        if out:
+            return out
+    return []
 
 
 def _elements(statement: str) -> dict[str, tuple[str, int]]:
