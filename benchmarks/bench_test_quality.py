@@ -22,7 +22,9 @@ For each source the problems go through Collect, Process and Verify (with genera
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
   problem, and the reward's evaluator time per correct program;
 
-each on the source's own tests ("before") and on the released tests ("after"); "TPR kept": of
+each on the problems Filter's quality rules keep (a problem whose statement accepts several answers
+and that has no checker never reaches Verify: tests would pin one of them), on the source's own
+tests ("before") and on the released tests ("after"); "TPR kept": of
 the correct programs the source's own tests accept, the share the released tests accept too
 (what generation costs). Every labelled-correct program the released tests reject is listed with
 the case that failed it: its input, the expected answer and the program's.
@@ -44,6 +46,7 @@ from extended_audit import audited  # noqa: E402
 from labelled_sets import APPS, LEETCODE  # noqa: E402
 
 from evaluator import evaluate_many  # noqa: E402
+from pipeline.filter.quality import QualityConfig, check  # noqa: E402
 from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
@@ -167,6 +170,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
         if spec is None:
             raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
         rows, adapter = leave_one_out(process_rows(collect(spec).kept).kept, labelled, spec.adapter), spec.adapter
+    rows = [r for r in rows if check(r, QualityConfig()) is None]  # what Filter's quality rules pass to Verify
     if sample:
         rows = rows[:sample]
     start = time.perf_counter()

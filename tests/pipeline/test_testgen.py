@@ -326,6 +326,18 @@ def test_planning_spread_over_processes_plans_what_one_process_plans(processed):
     assert sum(len(c.relations) for c in apart) > 0 and sum(len(c.inputs) for c in apart) > 100
 
 
+def test_a_stdin_problem_makes_a_share_of_the_inputs_a_call_problem_makes(processed):
+    """A stdin input costs a process per reference and adversary: its kind makes 30 of the 100."""
+    from pipeline.verify.testgen.planning import planner
+
+    rows = processed["mbpp"][:4] + processed["taco"][:4]
+    with planner(TestGenConfig(cache=False), 1, len(rows)) as plan:
+        cands = plan(rows)
+    calls, stdins = [len(c.inputs) for c in cands[:4]], [len(c.inputs) for c in cands[4:]]
+    assert [c.kind.name for c in cands[4:]] == ["stdin"] * 4
+    assert 0 < max(stdins) <= 30 < min(calls), (calls, stdins)  # (a call problem's edges come on top)
+
+
 def test_a_plan_that_does_not_pickle_is_made_again_by_its_owner(processed, monkeypatch):
     from pipeline.verify.testgen import planning
 

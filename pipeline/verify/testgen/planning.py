@@ -40,10 +40,11 @@ def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
     try:
         cand.kind.examples(cand, statement)
         if cand.note is None:
-            batches = cand.kind.propose(cand, statement, config.inputs, config.seed)
-            add_validated(cand, next(batches, []), config.inputs)
-            if cand.invalid and len(cand.inputs) < config.inputs:  # make up for the refused
-                add_validated(cand, next(batches, []), config.inputs)
+            n = max(1, round(config.inputs * cand.kind.inputs_share))
+            batches = cand.kind.propose(cand, statement, n, config.seed)
+            add_validated(cand, next(batches, []), n)
+            if cand.invalid and len(cand.inputs) < n:  # make up for the refused
+                add_validated(cand, next(batches, []), n)
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
         cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]

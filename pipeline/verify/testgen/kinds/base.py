@@ -132,6 +132,9 @@ class TestKind:
     # what one more case adds to a reward beyond the program's own time: a call into the running
     # program (``benchmarks/bench_evaluator.py``); selection's reward cap reads it
     case_s = 0.0005
+    # candidate inputs this kind makes per problem, as a share of ``generation.inputs``: every one
+    # is run by each reference and adversary, so a kind whose case is a process of its own makes fewer
+    inputs_share = 1.0
 
     def claims(self, tests: Tests) -> bool:
         """Whether these tests are this kind's, among the kinds serving ``tests.kind``."""
