@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_test_quality import judge, labelled_programs, rate  # noqa: E402
+from bench_test_quality import judge, labelled_programs, quality_kept, rate  # noqa: E402
 
 from evaluator.backend import LocalBackend  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
@@ -44,7 +44,7 @@ def held_out(program: dict) -> bool:
 
 
 def run_source(name: str, sample: int | None, workers: int | None, labelled: dict, generation: TestGenConfig) -> dict:
-    rows = process_rows(collect(default_specs()[name]).kept).kept
+    rows = quality_kept(process_rows(collect(default_specs()[name]).kept).kept)
     rows = [r for r in rows if (LABELS[name], r["source_id"]) in labelled][:sample]
     start = time.perf_counter()
     kept = verify_rows(rows, VerifyConfig(workers=workers, generation=generation)).kept

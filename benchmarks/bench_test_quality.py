@@ -159,6 +159,12 @@ def rate(flags: list[bool]) -> str:
     return f"{sum(flags) / len(flags):.3f} ({sum(flags)}/{len(flags)})" if flags else "n/a"
 
 
+def quality_kept(rows: list[dict]) -> list[dict]:
+    """The rows Filter's quality rules pass to Verify (a statement that accepts several answers
+    without a checker does not: tests would pin one of them)."""
+    return [r for r in rows if check(r, QualityConfig()) is None]
+
+
 def run_source(name: str, sample: int | None, workers: int | None, labelled: dict, config: VerifyConfig,
                apps: list[dict] | None = None) -> tuple[dict, list]:
     if name in ("apps_stdin", "apps_call"):
@@ -170,7 +176,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
         if spec is None:
             raise SystemExit(f"source {name!r} is not available here (no ../shared/data?)")
         rows, adapter = leave_one_out(process_rows(collect(spec).kept).kept, labelled, spec.adapter), spec.adapter
-    rows = [r for r in rows if check(r, QualityConfig()) is None]  # what Filter's quality rules pass to Verify
+    rows = quality_kept(rows)
     if sample:
         rows = rows[:sample]
     start = time.perf_counter()
