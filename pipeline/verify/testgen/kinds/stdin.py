@@ -32,7 +32,7 @@ class StdinKind(TestKind):
     serves = "stdin"
     model_shape = " as the exact text the program reads from stdin"
     case_s = 0.003  # each case a forked, jailed process of its own (an empty program's, benchmarks/bench_evaluator.py)
-    inputs_share = 0.3  # ... so 30 of generation.inputs' 100: each input is ten or more processes
+    inputs_share = 0.3  # ... so fewer inputs: each is a process for every reference and adversary
 
     def examples(self, cand: Candidate, statement: str) -> None:
         cand.examples = [c.input for c in cand.row["tests"].cases]
