@@ -6,11 +6,14 @@ written over all rows at once.
 A problem outside the pass-rate window (one the model always or never solves) is not released; it
 is returned as a reject (stage ``release``) so every verified problem is accounted for. A problem
 whose tests no program has passed, even after the model's samples (:mod:`pipeline.model_references`),
-is released apart, in the ``unverified`` config, unless ``train_on_unverified``.
+is released apart, in the ``unverified`` config, unless ``train_on_unverified``; a verified problem
+whose tests were not made strong (:mod:`pipeline.strong_tests`), in the ``source_tests`` config,
+unless ``train_on_source_tests``.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -20,12 +23,28 @@ from pipeline.filter.roles import decontaminated_against
 from pipeline.heldout import eval_group, from_date
 from pipeline.model_references import model_written, split_unverified, unverified_by_source, with_origins
 from pipeline.samplers.prompts import build_messages
-from pipeline.shards import ShardConfig, card_figures, card_markdown, write_card, write_dataset
-from pipeline.stage import VERIFY, Row, StageResult, StageStats, reject
+from pipeline.shards import UNVERIFIED, ShardConfig, card_figures, card_markdown, write_card, write_dataset
+from pipeline.stage import FILTER, VERIFY, Row, StageResult, StageStats, reject
+from pipeline.strong_tests import SOURCE_TESTS, source_tests_by_source, split_source_tests
 from pipeline.verify import strength_by_source, strength_markdown
 from pipeline.verify.report import funnel_by_source, funnel_markdown
 
 RELEASE = "release"
+OUTSIDE_SAMPLE = "outside_sample"  # Filter's reason for the problems a sampled run left out
+
+
+def sample_note(rejected: Sequence[Row]) -> str | None:
+    """What part of the training sources a sampled run released, and how to release everything;
+    None when Filter took no sample."""
+    outside = [r for r in rejected if r["stage"] == FILTER and r["reason"] == OUTSIDE_SAMPLE]
+    if not outside:
+        return None
+    cap = json.loads(outside[0]["detail"] or "{}").get("sample_per_source")
+    per_source = ", ".join(f"{source} {n:,}" for source, n in sorted(Counter(r["source"] for r in outside).items()))
+    return (f"This release is a sample: at most {cap} problems of each training source went through every stage past "
+            f"Filter, and the other {len(outside):,} were rejected as `{OUTSIDE_SAMPLE}` ({per_source}). Every problem: "
+            "`microcoder run --sample -1`, or materialize from the Dagster UI with its default config "
+            "(`filter_problems` `sample_per_source` empty).")
 
 
 def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
@@ -47,8 +66,10 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
             rejects.append(reject(RELEASE, row, "outside_pass_rate_window",
                                   f"pass_rate {row['pass_rate']} not in [{config.min_pass_rate}, {config.max_pass_rate}]"))
     heldout = [with_origins(r) for r in from_date(list(heldout), config.heldout_after)] if config.eval_split == "heldout" else None
-    train, unverified = split_unverified(kept, config.train_on_unverified)
-    written = write_dataset(train, out_dir, build_messages, config, heldout=heldout, unverified=unverified)
+    verified_rows, unverified = split_unverified(kept, config.train_on_unverified)
+    train, weak = split_source_tests(verified_rows, config.train_on_source_tests)
+    written = write_dataset(train, out_dir, build_messages, config, heldout=heldout,
+                            apart={UNVERIFIED: unverified, SOURCE_TESTS: weak})
     sources: dict[str, dict[str, Any]] = {}
     for row in kept:  # both configs: every released row's licence
         entry = sources.setdefault(row["source"], {"rows": 0, "unverified": 0, "license": row.get("license")})
@@ -66,6 +87,8 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         decontamination=decontaminated_against(references, rejected),
         unverified=unverified_by_source(kept), train_on_unverified=config.train_on_unverified,
         differential=differential_by_source(rows),
+        source_tests=source_tests_by_source(verified_rows), train_on_source_tests=config.train_on_source_tests,
+        sample=sample_note(rejected),
     )
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])

@@ -8,6 +8,8 @@ Layout under the output directory (a local path or fsspec URL)::
     data/{train,test}-00000-of-0000N.parquet  canonical rows
     unverified/train-00000-of-0000N.parquet   config ``unverified``: problems whose tests no program
                                               has passed (pipeline.model_references), not in train
+    source_tests/train-00000-of-0000N.parquet config ``source_tests``: problems whose tests were not
+                                              made strong (pipeline.strong_tests), not in train
     verl/{train,test}.parquet                 verl's RL layout (data.train_files / data.val_files)
 """
 
@@ -24,10 +26,12 @@ import pyarrow.parquet as pq
 
 from pipeline.schema import DATASET_SCHEMA, INTERNAL_COLUMNS, Tests, rows_to_table
 from pipeline.stage import StageStats
+from pipeline.strong_tests import REASONS, SOURCE_TESTS
 
 ABILITY = "code"
 SPLITS = ("train", "test")
 UNVERIFIED = "unverified"  # the config (and the rows' ``split``) of the problems no program has passed
+APART = (UNVERIFIED, SOURCE_TESTS)  # configs released beside the default one, never in train
 
 
 @dataclass
@@ -47,6 +51,9 @@ class ShardConfig:
     # Problems whose tests no program has passed (no reference, no passing model sample) go to the
     # `unverified` config; true puts them in the train split (and verl's train file) with the rest.
     train_on_unverified: bool = False
+    # Problems whose tests were not made strong (pipeline.strong_tests) go to the `source_tests`
+    # config; true puts them in the train split with the rest.
+    train_on_source_tests: bool = False
 
 
 def split_of(problem_id: str, test_fraction: float, seed: str = "microcoder") -> str:
@@ -107,11 +114,11 @@ def write_dataset(
     build_messages: Callable[..., list[dict[str, str]]],
     config: ShardConfig | None = None,
     heldout: list[dict[str, Any]] | None = None,
-    unverified: list[dict[str, Any]] | None = None,
+    apart: dict[str, list[dict[str, Any]]] | None = None,
 ) -> WrittenDataset:
     """``heldout``: the evaluation rows (the held-out sources, verified) for ``eval_split="heldout"``:
     they are the test split and every released row trains; ``"hash"`` splits the released rows.
-    ``unverified``: rows written apart (config ``unverified``, canonical layout only): in neither split."""
+    ``apart``: per config of :data:`APART`, rows written apart (canonical layout only): in neither split."""
     from pipeline.heldout import eval_group
 
     config = config or ShardConfig()
@@ -125,8 +132,11 @@ def write_dataset(
         by_split["test"] = [{**row, "split": "test"} for row in sorted(heldout or [], key=lambda r: r["problem_id"])]
     files: dict[str, list[str]] = {}
     verl_files: dict[str, str] = {}
-    apart = [{**row, "split": UNVERIFIED} for row in sorted(unverified or [], key=lambda r: r["problem_id"])]
-    files[UNVERIFIED] = _write_shards(apart, f"{out_dir}/{UNVERIFIED}/train", config)
+    counts: dict[str, int] = {}
+    for name in APART:
+        rows_apart = [{**row, "split": name} for row in sorted((apart or {}).get(name, []), key=lambda r: r["problem_id"])]
+        files[name] = _write_shards(rows_apart, f"{out_dir}/{name}/train", config)
+        counts[name] = len(rows_apart)
     for split, split_rows in by_split.items():
         files[split] = _write_shards(split_rows, f"{out_dir}/data/{split}", config)
         verl_rows = [to_verl_row(row, split, i, build_messages,
@@ -135,7 +145,7 @@ def write_dataset(
         verl_table = pa.Table.from_pylist(verl_rows) if verl_rows else pa.table({"data_source": pa.array([], pa.string())})
         verl_files[split] = f"{out_dir}/verl/{split}.parquet"
         _write(verl_table, verl_files[split])
-    return WrittenDataset(files, verl_files, {**{split: len(r) for split, r in by_split.items()}, UNVERIFIED: len(apart)})
+    return WrittenDataset(files, verl_files, {**{split: len(r) for split, r in by_split.items()}, **counts})
 
 
 def _write_shards(rows: list[dict[str, Any]], prefix: str, config: ShardConfig) -> list[str]:
@@ -169,9 +179,7 @@ def write_card(out_dir: str, card_markdown: str) -> str:
             "- config_name: default",
             "  data_files:",
             *[f"  - split: {split}\n    path: data/{split}-*" for split in SPLITS],
-            f"- config_name: {UNVERIFIED}",
-            "  data_files:",
-            f"  - split: train\n    path: {UNVERIFIED}/train-*",
+            *[f"- config_name: {name}\n  data_files:\n  - split: train\n    path: {name}/train-*" for name in APART],
             "---",
             "",
         ]
@@ -221,6 +229,9 @@ def card_markdown(
     unverified: dict[str, dict[str, int]] | None = None,
     train_on_unverified: bool = False,
     differential: dict[str, dict[str, int]] | None = None,
+    source_tests: dict[str, dict[str, int]] | None = None,
+    train_on_source_tests: bool = False,
+    sample: str | None = None,
 ) -> str:
     """The dataset card body: what went in, what was rejected and why, what came out.
 
@@ -228,7 +239,9 @@ def card_markdown(
     ``verify_funnel``: that of ``pipeline.verify.report.funnel_markdown``; ``decontamination``:
     per benchmark or held-out source, its problems and the training rows removed as their copies;
     ``unverified``: per source, ``pipeline.model_references.unverified_by_source``; ``differential``:
-    per source, ``pipeline.difficulty.differential_by_source``.
+    per source, ``pipeline.difficulty.differential_by_source``; ``source_tests``: per source and
+    reason, ``pipeline.strong_tests.source_tests_by_source``; ``sample``: what part of the sources
+    the release covers, where a run sampled them.
     """
 
     def table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
@@ -243,6 +256,7 @@ def card_markdown(
         "pipeline (Collect -> Process -> Filter -> Verify -> Difficulty). Canonical rows are in "
         "`data/`, verl's RL layout in `verl/`.",
         "",
+        *([f"**A sample.** {sample}", ""] if sample else []),
         "## Splits",
         table(("split", "rows"), sorted(split_counts.items())),
         "",
@@ -271,6 +285,20 @@ def card_markdown(
            table(("source", "no source reference passed", "model-written reference", "unverified"),
                  [(s, c["without_reference"], c["model_reference"], c["unverified"]) for s, c in unverified.items()]), ""]
           if unverified else []),
+        *(["## Problems whose tests were not made strong",
+           "`train` holds problems whose tests went through generation (generated tests selected, or the source's "
+           "tests rejected every adversary generation ran), or whose source tests rejected every known-wrong program "
+           "and every mutant Verify ran. The rest are "
+           + ("in the `train` split, as the release's `train_on_source_tests` setting asks."
+              if train_on_source_tests else
+              f"in the `{SOURCE_TESTS}` config (`datasets.load_dataset(<this folder>, \"{SOURCE_TESTS}\")`), not in "
+              "`train` nor in `verl/train.parquet`; the release's `train_on_source_tests` setting puts them back."),
+           "Reasons: `examples_only`: three tests or fewer, some printed in the statement (or only such tests); "
+           "`not_measured`: no generated test, and no mutant or known-wrong program ran on them; `adversary_passes`: "
+           "a mutant, the sample hardcoder or a known-wrong program passes them.",
+           "",
+           table(("source", *REASONS), [(s, *(c.get(r, 0) for r in REASONS)) for s, c in source_tests.items()]), ""]
+          if source_tests else []),
         *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),
         *(["## Differential round (tests the model's samples earned, per source)",

@@ -15,6 +15,7 @@ import dagster as dg
 from pipeline.filter import BenchmarkSet, FilterConfig, benchmark_sets, find_contamination
 from pipeline.shards import problem_ids
 from pipeline.stage import StageResult
+from pipeline.strong_tests import weakness
 from pipeline.verify import VerifyConfig
 
 FILTER_CHECKS = {
@@ -27,6 +28,10 @@ DATASET_CHECKS = {
     "no_unverified_in_training": "No problem whose tests no program has passed is in the train split's files "
                                  "(canonical shards and verl's train file): they are in the unverified config "
                                  "(warns when the run's train_on_unverified puts them back).",
+    "no_source_tests_in_training": "Every problem in the train split's files has strong tests: generated ones, or "
+                                   "source tests measured to reject every adversary (pipeline.strong_tests); the "
+                                   "others are in the source_tests config (warns when the run's train_on_source_tests "
+                                   "puts them back).",
 }
 VERIFY_CHECKS = {
     "verified_problem_ids_unique": "Every problem_id appears once.",
@@ -103,15 +108,32 @@ def dataset_checks(train_rows: list[dict], references: list[dict]) -> Iterator[d
                   examples=str(leaks[:5]))
 
 
-def unverified_check(released: list[dict], manifest: list[dict], train_on_unverified: bool) -> dg.AssetCheckResult:
-    """Reads back the train files the release wrote (the manifest's) and looks for unverified ids."""
-    unverified = {r["problem_id"] for r in released if not r.get("verified")}
-    in_train = set()
+def _in_train(manifest: list[dict], ids: set[str]) -> set[str]:
+    """Which of ``ids`` the train files the release wrote (the manifest's) hold, read back."""
+    found: set[str] = set()
     for entry in manifest:
         if entry["split"] == "train":
-            in_train |= problem_ids(entry["path"], entry["layout"]) & unverified
+            found |= problem_ids(entry["path"], entry["layout"]) & ids
+    return found
+
+
+def _apart_check(name: str, config: str, apart: set[str], manifest: list[dict], allowed: bool) -> dg.AssetCheckResult:
+    """No id of ``apart`` (released in ``config``) in the train files, unless ``train_on_<config>``."""
+    in_train = _in_train(manifest, apart)
     return dg.AssetCheckResult(
-        asset_key="microcoder_dataset", check_name="no_unverified_in_training", passed=not in_train,
-        severity=dg.AssetCheckSeverity.WARN if train_on_unverified else dg.AssetCheckSeverity.ERROR,
-        metadata={"unverified": len(unverified), "in_train": len(in_train), "train_on_unverified": train_on_unverified,
+        asset_key="microcoder_dataset", check_name=name, passed=not in_train,
+        severity=dg.AssetCheckSeverity.WARN if allowed else dg.AssetCheckSeverity.ERROR,
+        metadata={config: len(apart), "in_train": len(in_train), f"train_on_{config}": allowed,
                   "examples": str(sorted(in_train)[:5])})
+
+
+def unverified_check(released: list[dict], manifest: list[dict], train_on_unverified: bool) -> dg.AssetCheckResult:
+    """Reads back the train files the release wrote and looks for unverified ids."""
+    unverified = {r["problem_id"] for r in released if not r.get("verified")}
+    return _apart_check("no_unverified_in_training", "unverified", unverified, manifest, train_on_unverified)
+
+
+def source_tests_check(released: list[dict], manifest: list[dict], train_on_source_tests: bool) -> dg.AssetCheckResult:
+    """Reads back the train files the release wrote and looks for verified problems whose tests are not strong."""
+    weak = {r["problem_id"] for r in released if r.get("verified") and weakness(r) is not None}
+    return _apart_check("no_source_tests_in_training", "source_tests", weak, manifest, train_on_source_tests)

@@ -84,6 +84,30 @@ def test_problems_no_program_passed_are_released_apart(built):
     assert f"| xcodeeval | {apart.height + model_written.height} | {model_written.height} | {apart.height} |" in card
 
 
+def test_train_holds_only_problems_whose_tests_were_made_strong(built):
+    """The shared build generates tests for 4 problems per source: the rest keep only their
+    source's tests, which no adversary measured, so they are released in the `source_tests` config
+    with their reason, never in train nor verl's train file; the check reads the train files back."""
+    from pipeline.schema import Tests
+    from pipeline.strong_tests import weakness
+
+    root, result = built
+    apart = pl.read_parquet(root / "dataset" / "source_tests" / "train-*.parquet")
+    assert apart.height > 0 and set(apart["split"]) == {"source_tests"} and apart["verified"].all()
+    train = pl.read_parquet(root / "dataset" / "data" / "train-*.parquet")
+    assert train.height > 0
+    for row in train.iter_rows(named=True):
+        assert weakness({**row, "tests": Tests.from_json(row["tests"])}) is None, row["problem_id"]
+        assert row["generated_tests"] > 0 or row["differential_added"]
+    verl = pl.read_parquet(root / "dataset" / "verl" / "train.parquet")
+    assert {e["problem_id"] for e in verl["extra_info"]} == set(train["problem_id"])
+    check = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_source_tests_in_training")
+    assert check.passed and check.metadata["source_tests"].value == apart.height
+    card = (root / "dataset" / "README.md").read_text()
+    assert "- config_name: source_tests" in card and f"| source_tests | {apart.height} |" in card
+    assert "## Problems whose tests were not made strong" in card
+
+
 def test_shards_load_with_datasets_and_polars(built):
     import datasets
 

@@ -44,7 +44,7 @@ def test_dataset_test_split_is_the_heldout_set(tmp_path, lcb):
     train = [dict(r, source="mbpp", problem_id=f"mbpp/{i}") for i, r in enumerate(lcb[:6])]
     held = lcb[:5]
     written = write_dataset(train, str(tmp_path), build_messages, ShardConfig(), heldout=held)
-    assert written.counts == {"train": 6, "test": 5, "unverified": 0}  # every released row trains; no hash split
+    assert written.counts == {"train": 6, "test": 5, "unverified": 0, "source_tests": 0}  # every released row trains; no hash split
     test = pq.read_table(written.verl_files["test"]).to_pylist()
     assert {r["extra_info"]["problem_id"] for r in test} == {r["problem_id"] for r in held}
     assert {r["data_source"] for r in test} <= {"livecodebench/stdin", "livecodebench/call"}

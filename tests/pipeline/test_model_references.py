@@ -78,7 +78,8 @@ def test_a_passing_sample_is_the_reference_and_the_rest_are_released_apart(probl
     assert ScoreCache(cache.url).get(by_id[first["problem_id"]]["cache_key"])["passing_solution"] == right
 
     out = tmp_path / "dataset"
-    result = release(orphans + [sourced], scores, [], ShardConfig(), str(out))
+    # none of them went through test generation here: the release rule for that has its own test
+    result = release(orphans + [sourced], scores, [], ShardConfig(train_on_source_tests=True), str(out))
     assert result.stats["splits"]["unverified"] == 1 and result.stats["model_references"] == 1
     train = {r["problem_id"]: r for r in pq.read_table(out / "data" / "train-00000-of-00001.parquet").to_pylist()}
     adopted = train[first["problem_id"]]
@@ -94,7 +95,8 @@ def test_a_passing_sample_is_the_reference_and_the_rest_are_released_apart(probl
     assert "| mbpp | 2 | 1 | 1 |" in card and "| unverified | 1 |" in card
     assert f"| mbpp | 3 | 1 | {sourced['license']} |" in card  # every released row's licence, both configs
 
-    back = release(orphans + [sourced], scores, [], ShardConfig(train_on_unverified=True), str(tmp_path / "back"))
+    back = release(orphans + [sourced], scores, [], ShardConfig(train_on_unverified=True, train_on_source_tests=True),
+                   str(tmp_path / "back"))
     assert back.stats["splits"]["unverified"] == 0 and back.stats["splits"]["train"] == 3
     assert second["problem_id"] in problem_ids(str(tmp_path / "back" / "verl" / "train.parquet"), "verl")
 
