@@ -1,4 +1,5 @@
-"""Difficulty mix: deterministic subsampling per ``source_difficulty`` label.
+"""Deterministic subsampling: the difficulty mix (per ``source_difficulty`` label) and the
+per-source sample (the main job's: a few problems of each source through the whole graph).
 
 ``mix`` maps a label to a weight: a value in [0, 1] keeps that fraction of the label's rows, a
 value above 1 caps the label at that many rows. Labels not in ``mix`` are kept whole; rows
@@ -38,4 +39,18 @@ def subsample(rows: Sequence[dict[str, Any]], mix: Mapping[str, float], seed: in
         ordered = sorted(members, key=lambda i: _rank(str(rows[i].get("problem_id")), seed))
         detail = json.dumps({"label": label, "weight": weight, "kept": min(keep, len(members)), "of": len(members)})
         dropped.extend((i, detail) for i in ordered[keep:])
+    return sorted(dropped)
+
+
+def per_source(rows: Sequence[dict[str, Any]], cap: int, seed: int = 0) -> list[tuple[int, str]]:
+    """``(row index, detail)`` of the rows past the first ``cap`` of each source, by the seeded hash
+    (a count, never a fraction: a cap of 1 keeps one row)."""
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        by_source[row.get("source") or UNKNOWN].append(i)
+    dropped: list[tuple[int, str]] = []
+    for source, members in by_source.items():
+        ordered = sorted(members, key=lambda i: _rank(str(rows[i].get("problem_id")), seed))
+        detail = json.dumps({"source": source, "sample_per_source": cap, "of": len(members)})
+        dropped.extend((i, detail) for i in ordered[cap:])
     return sorted(dropped)

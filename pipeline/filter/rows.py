@@ -1,8 +1,9 @@
-"""``filter_rows``: quality rules, decontamination, exact and near dedup, difficulty mix.
+"""``filter_rows``: quality rules, decontamination, exact and near dedup, difficulty mix, per-source sample.
 
 Order: quality first (cheap, and a bad row must not be picked as a cluster's keeper), then
 decontamination (a benchmark copy is removed as contamination, whatever its duplicates), then
-exact and near dedup among the clean rows, then the mix. Every input row ends in ``kept`` or
+exact and near dedup among the clean rows, then the mix, then the sample (a run that
+samples still decontaminates and dedups against every row). Every input row ends in ``kept`` or
 in ``rejects`` (stage ``filter``) with one reason; ``stats`` counts them.
 """
 
@@ -44,6 +45,9 @@ class FilterConfig:
     # difficulty mix: label -> fraction kept (<= 1) or cap (> 1); None keeps everything
     mix: Mapping[str, float] | None = None
     mix_seed: int = 0
+    # a sample through the whole graph: at most this many problems of each training source go on
+    # (the main job's --sample; picked by the mix's seeded hash); None keeps every problem
+    sample_per_source: int | None = None
 
 
 def find_contamination(
@@ -93,6 +97,8 @@ def filter_rows(rows: Sequence[Row], config: FilterConfig, benchmarks: list[Benc
         alive = drop({d.index: d.detail(alive, "near_duplicate") for d in found}, "near_duplicate")
     if config.mix:
         alive = drop(dict(mixing.subsample(alive, config.mix, config.mix_seed)), "difficulty_mix")
+    if config.sample_per_source is not None:
+        alive = drop(dict(mixing.per_source(alive, config.sample_per_source, config.mix_seed)), "outside_sample")
 
     result = StageResult(alive, rejects).count(len(rows), kept_by_source=dict(Counter(r.get("source") for r in alive)))
     if len(alive) + len(rejects) != len(rows):  # pragma: no cover - an invariant, not a branch

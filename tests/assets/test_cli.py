@@ -202,13 +202,18 @@ def test_training_steps_and_their_learning_signal_reach_the_report():
 
 
 def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
-    """The samples the main job passes (difficulty backend, translation cap) are config its jobs accept."""
-    from assets.cli import difficulty_backend, main, resolve_job, sample_run_config, translate_run_config
+    """The samples the main job passes (per-source sample, difficulty backend, translation cap) are
+    config its jobs accept; no stage after Filter samples again."""
+    from assets.cli import MAIN_SAMPLE, difficulty_backend, main, resolve_job, sample_run_config, translate_run_config
     from pipeline.samplers import vllm_backend
 
-    for job, config in (("dataset_job", sample_run_config(8, "vllm", 5)), ("ingest_job", translate_run_config(1))):
+    for job, config in (("dataset_job", sample_run_config(3, "vllm")), ("dataset_job", sample_run_config(None)),
+                        ("ingest_job", translate_run_config(1))):
         assert dg.validate_run_config(resolve_job(job), config), job
-    assert sample_run_config(8)["ops"]["difficulty_scores"]["config"]["sample_size"] == 8
+    ops = sample_run_config(3)["ops"]
+    assert ops["filter_problems"]["config"]["sample_per_source"] == 3
+    assert "sample_size" not in ops["difficulty_scores"]["config"] and "verify_problems" not in ops  # every row they get
+    assert "filter_problems" not in sample_run_config(None)["ops"]
     assert "resources" not in sample_run_config(8)
     monkeypatch.setenv("MICROCODER_SAMPLER_MODEL", "/models/mine")  # the environment's settings stay
     monkeypatch.setenv("MICROCODER_SAMPLER_BATCH_SIZE", "4")
@@ -222,9 +227,8 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     seen = {}
     monkeypatch.setattr("assets.cli.run_main", lambda *a, **kw: seen.update(kw) or 0)
     assert main(["run", "--translate", "3", "--no-training"]) == 0 and seen["translate"] == 3
-    assert seen["generate"] == 5  # the main job's test-generation sample per source
-    assert main(["run", "--generate", "-1"]) == 0 and seen["generate"] is None  # every problem
-    assert sample_run_config(8, None, 5)["ops"]["verify_problems"]["config"]["generation"]["sample_per_source"] == 5
+    assert seen["sample"] == MAIN_SAMPLE  # the main job's problems per training source
+    assert main(["run", "--sample", "-1"]) == 0 and seen["sample"] is None  # every problem
 
 
 def test_an_empty_dagster_home_means_the_default(tmp_path, monkeypatch):
