@@ -285,7 +285,7 @@ def card_markdown(
            table(("source", "no source reference passed", "model-written reference", "unverified"),
                  [(s, c["without_reference"], c["model_reference"], c["unverified"]) for s, c in unverified.items()]), ""]
           if unverified else []),
-        *(["## Problems whose tests were not made strong",
+        *(["## Problems whose tests were made strong, and those whose were not",
            "`train` holds problems whose tests went through generation (generated tests selected, or the source's "
            "tests rejected every adversary generation ran), or whose source tests rejected every known-wrong program "
            "and every mutant Verify ran. The rest are "
@@ -297,7 +297,8 @@ def card_markdown(
            "`not_measured`: no generated test, and no mutant or known-wrong program ran on them; `adversary_passes`: "
            "a mutant, the sample hardcoder or a known-wrong program passes them.",
            "",
-           table(("source", *REASONS), [(s, *(c.get(r, 0) for r in REASONS)) for s, c in source_tests.items()]), ""]
+           table(("source", "strong (train)", *REASONS), [(s, c.get("strong", 0), *(c.get(r, 0) for r in REASONS))
+                                                         for s, c in source_tests.items()]), ""]
           if source_tests else []),
         *(["## Verify funnel and generated tests (per source)", verify_funnel, ""] if verify_funnel else []),
         *(["## Test strength (known-incorrect programs the tests reject, per source)", test_strength, ""] if test_strength else []),

@@ -67,10 +67,10 @@ def split_source_tests(rows: list[dict[str, Any]], train_on_source_tests: bool) 
 
 
 def source_tests_by_source(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Per source with any: released problems whose tests are not strong, by reason (the card's table)."""
+    """Per source of a verified released problem: those whose tests are strong (``train``), and
+    those that are not, by reason (the card's table; zeros say the rule was applied)."""
     out: dict[str, Counter] = {}
     for row in rows:
-        reason = weakness(row) if row.get("verified") else None
-        if reason is not None:
-            out.setdefault(row["source"], Counter({r: 0 for r in REASONS})).update([reason])
+        if row.get("verified"):
+            out.setdefault(row["source"], Counter({"strong": 0, **{r: 0 for r in REASONS}})).update([weakness(row) or "strong"])
     return {source: dict(counts) for source, counts in sorted(out.items())}

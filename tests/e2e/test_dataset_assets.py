@@ -105,7 +105,7 @@ def test_train_holds_only_problems_whose_tests_were_made_strong(built):
     assert check.passed and check.metadata["source_tests"].value == apart.height
     card = (root / "dataset" / "README.md").read_text()
     assert "- config_name: source_tests" in card and f"| source_tests | {apart.height} |" in card
-    assert "## Problems whose tests were not made strong" in card
+    assert "## Problems whose tests were made strong, and those whose were not" in card
 
 
 def test_shards_load_with_datasets_and_polars(built):

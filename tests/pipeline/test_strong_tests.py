@@ -45,7 +45,7 @@ def test_only_problems_with_generated_tests_train(verified, tmp_path):
     assert {r["split"] for r in apart} == {"source_tests"}
     card = (out / "README.md").read_text()
     assert "- config_name: source_tests" in card and "path: source_tests/train-*" in card
-    assert "| mbpp | 0 | 2 | 0 |" in card  # per source: examples_only, not_measured, adversary_passes
+    assert "| mbpp | 2 | 0 | 2 | 0 |" in card  # per source: strong, examples_only, not_measured, adversary_passes
 
     back = release(verified, [], [], ShardConfig(train_on_source_tests=True), str(tmp_path / "back"))
     assert back.stats["splits"]["train"] == 4 and back.stats["splits"]["source_tests"] == 0
