@@ -12,12 +12,13 @@ import argparse
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import uuid
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -39,8 +40,13 @@ from assets.progress import (
 )
 from assets.settings import env_name, from_env
 from pipeline.paths import data_root
+from pipeline.processes import Terminated, adopt_orphans, ignoring_interrupts, stop_descendants, terminate_as_interrupt
 
 PARTITION_TAG = "dagster/partition"
+INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}  # exit codes after an interrupt
+TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+SILENCE_S = 25.0  # in a log, the longest the report stays silent: then it prints where each running run is
+RESUMABLE = (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)  # what --from-failure re-executes
 QUIET_LOGGERS = {"console": {"config": {"log_level": "CRITICAL"}}}  # events still go to the instance
 
 
@@ -70,15 +76,18 @@ def difficulty_backend() -> str | None:
     return "vllm" if vllm_available() else "transformers"
 
 
-GENERATE_SAMPLE = 5  # the main job's test-generation sample per source (measured: see README "Running")
+MAIN_SAMPLE = 2  # the main job's problems per training source, through every stage (README "Running")
+EVERY_PROBLEM = -1  # --sample's value for no sample
 
 
-def sample_run_config(sample: int, backend: str | None = None, generate: int | None = None) -> dict:
-    """The model-driven stages, and Verify's test generation, on a small sample: what 2 cores
-    do in minutes. ``generate``: problems per source that get generated tests (None: all)."""
-    config: dict = {"ops": {"difficulty_scores": {"config": {"sample_size": sample, "k": 4, "max_tokens": 256}}}}
-    if generate is not None:
-        config["ops"]["verify_problems"] = {"config": {"generation": {"sample_per_source": generate}}}
+def sample_run_config(sample: int | None, backend: str | None = None) -> dict:
+    """The dataset job on a sample: ``sample`` problems of each training source go on past Filter,
+    and every later stage runs on each of them (Verify generates their tests, Difficulty scores
+    them all with a short budget: 4 samples of 256 tokens, in one sampler call for a sample of up
+    to 32 problems); None: every problem."""
+    config: dict = {"ops": {"difficulty_scores": {"config": {"k": 4, "max_tokens": 256, "batch_problems": 32}}}}
+    if sample is not None:
+        config["ops"]["filter_problems"] = {"config": {"sample_per_source": sample}}
     if backend:  # run config replaces the resource's whole config: keep what the environment set
         from assets.resources import SamplerResource
 
@@ -86,6 +95,14 @@ def sample_run_config(sample: int, backend: str | None = None, generate: int | N
         settings = {name: getattr(configured, name) for name in configured.model_fields_set}
         config["resources"] = {"sampler": {"config": {**settings, "backend": backend}}}
     return config
+
+
+def sample_line(sample: int | None) -> str:
+    """What the run covers, and how to cover everything."""
+    if sample is None:
+        return "sample: none, every problem of every source goes through every stage"
+    return (f"sample: {sample} problems of each training source go through every stage past Filter (the rest are "
+            f"rejected as outside_sample); every problem: --sample {EVERY_PROBLEM}, or the Dagster UI's default config")
 
 
 def translate_run_config(statements: int) -> dict:
@@ -120,6 +137,21 @@ def _execute(job: str, run_config: dict, tags: dict[str, str], parent_id: str | 
     import torch
 
     torch.set_num_threads(threads)
+    try:
+        return _execute_run(job, run_config, tags, parent_id, quiet)
+    finally:
+        _idle_worker_signals()  # Dagster leaves SIGTERM mapped to its SIGINT handler after a run
+
+
+def _idle_worker_signals() -> None:
+    """A pool worker between runs: Ctrl-C is the main process's to handle (it stops the workers in
+    order), and SIGTERM ends it at once, with no traceback. During a run, Dagster's own handlers
+    take both and record the interruption in the run's event log."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _execute_run(job: str, run_config: dict, tags: dict[str, str], parent_id: str | None, quiet: bool) -> tuple[bool, str]:
     if quiet:  # Dagster's API-stability notices are for the code's authors, not a line of the report
         warnings.filterwarnings("ignore", category=dg.PreviewWarning)
         warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -198,6 +230,9 @@ def _watch(instance: dg.DagsterInstance, token: str, tasks: list[Task], futures:
                         progress.print(f"{task.report.label}  {format_step(step)}  ({format_duration(step.seconds or 0.0)})")
         if progress.live and not verbose:
             progress.draw(_live_block(tasks, jobs, now))
+        elif time.monotonic() - progress.last_line_at >= SILENCE_S:  # a log: where things are, when nothing else was said
+            for line in _live_block(tasks, jobs, now):
+                progress.print(line)
 
 
 def _live_block(tasks: list[Task], jobs: int, now: float) -> list[str]:
@@ -217,9 +252,9 @@ def _live_block(tasks: list[Task], jobs: int, now: float) -> list[str]:
     return lines
 
 
-def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int = 8,
+def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int | None = MAIN_SAMPLE,
              from_failure: bool = False, jobs: int | None = None, verbose: bool = False,
-             stream: TextIO | None = None, translate: int | None = None, generate: int | None = GENERATE_SAMPLE) -> int:
+             stream: TextIO | None = None, translate: int | None = None) -> int:
     """Every source partition (``jobs`` at once, each its own run), then the dataset and training jobs.
 
     With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
@@ -252,56 +287,111 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
         os.environ.setdefault("TQDM_DISABLE", "1")  # any other tqdm bar (the one-time GGUF conversion)
     phases = [[("ingest_job", key, translate_run_config(translate) if translate is not None else {}) for key in partitions]]
     if downstream:
-        phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend(), generate))])
+        phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend()))])
         if training:
             # verl's and Ray's output: in the run's train.log, or here too with --verbose
             phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])
-    reports: list[RunReport] = []
-    times: dict[str, float] = {}
-    failed: list[str] = []
-    redone = False
+    run = Invocation(instance, token, progress, jobs, verbose, from_failure, loggers)
     started = time.monotonic()
     progress.print(f"microcoder run {token}: {len(partitions)} source partitions, {jobs} at a time"
                    f"{'' if verbose else '; Dagster event log in the instance (--verbose: here too)'}")
+    if downstream:
+        progress.print(sample_line(sample))
     context = multiprocessing.get_context("spawn")  # fresh interpreters: no forked threads or locks
-    with cf.ProcessPoolExecutor(max_workers=min(jobs, max(1, len(partitions))), mp_context=context) as pool:
-        for phase in phases:
-            if failed:
-                break
-            tasks: list[Task] = []
-            for job, partition, run_config in phase:
-                report = RunReport(f"ingest[{partition}]" if partition else job, job, partition)
-                reports.append(report)
-                # Downstream of a redone partition, an earlier run of the job saw stale inputs: run afresh.
-                resume = from_failure and (job == "ingest_job" or not redone)
-                last = _latest_run(instance, job, partition) if resume else None
-                if last is not None and last.status == dg.DagsterRunStatus.SUCCESS:
-                    report.run_id = last.run_id
-                    read_events(instance, report)  # its figures count in the summary
-                    fill_from_ancestors(instance, report)
-                    report.status, report.note = "skipped", f"finished in run {last.run_id}, skipped"
-                    progress.print(finished_line(report))
-                    continue
-                parent = last.run_id if last is not None and last.status == dg.DagsterRunStatus.FAILURE else None
-                tasks.append(Task(report, {**run_config, **loggers}, parent))
-            if not tasks:
-                continue
-            redone = True
-            phase_start = time.monotonic()
-            futures = {}
-            threads = max(1, (os.cpu_count() or 1) // min(jobs, len(tasks)))
-            for task in tasks:
-                tags = {INVOCATION_TAG: token, **({PARTITION_TAG: task.report.partition} if task.report.partition else {})}
-                futures[pool.submit(_execute, task.report.job, task.run_config, tags, task.parent_id, threads, not verbose)] = task
-            _watch(instance, token, tasks, futures, progress, jobs, verbose)
-            times["ingest" if tasks[0].report.partition else tasks[0].report.job] = time.monotonic() - phase_start
-            failed += [t.report.label for t in tasks if t.report.status == "FAILED"]
-    times["total"] = time.monotonic() - started
-    progress.print(summary(reports, times, outputs_table(reports, os.environ["DAGSTER_HOME"])))
-    if failed:
-        print(f"failed: {', '.join(failed)}; fix the cause, then `microcoder run --from-failure` redoes only those "
+    adopt_orphans()  # a killed worker's children stay ours to stop
+    # After an interrupt, resource trackers (ours and the workers', which inherit this) tidy up what
+    # the stopped processes held; their warnings about it are not news to the person who pressed Ctrl-C.
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), TRACKER_QUIET]))
+    warnings.filterwarnings("ignore", category=UserWarning, module="multiprocessing.resource_tracker")
+    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, max(1, len(partitions))), mp_context=context,
+                                  initializer=_idle_worker_signals)
+    try:
+        with terminate_as_interrupt():
+            _run_phases(run, phases, pool)
+    except KeyboardInterrupt as stop:
+        with ignoring_interrupts():
+            pool.shutdown(wait=False, cancel_futures=True)
+            return _interrupted(run, stop)
+    pool.shutdown()
+    run.times["total"] = time.monotonic() - started
+    progress.print(summary(run.reports, run.times, outputs_table(run.reports, os.environ["DAGSTER_HOME"])))
+    if downstream:
+        progress.print("  " + sample_line(sample))
+    if run.failed:
+        print(f"failed: {', '.join(run.failed)}; fix the cause, then `microcoder run --from-failure` redoes only those "
               "(the full error: --verbose, or the run in the UI)", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if run.failed else 0
+
+
+@dataclass
+class Invocation:
+    """One ``microcoder run``: the instance its runs go to, its tag, where it prints, and what it did."""
+
+    instance: dg.DagsterInstance
+    token: str
+    progress: Progress
+    jobs: int
+    verbose: bool
+    from_failure: bool
+    loggers: dict
+    reports: list[RunReport] = field(default_factory=list)
+    times: dict[str, float] = field(default_factory=dict)
+    failed: list[str] = field(default_factory=list)
+
+
+def _run_phases(run: Invocation, phases: list[list[tuple[str, str | None, dict]]], pool: cf.ProcessPoolExecutor) -> None:
+    """Each phase's runs (skipping what last succeeded under ``--from-failure``), one phase after the other."""
+    redone = False
+    for phase in phases:
+        if run.failed:
+            break
+        tasks: list[Task] = []
+        for job, partition, run_config in phase:
+            report = RunReport(f"ingest[{partition}]" if partition else job, job, partition)
+            run.reports.append(report)
+            # Downstream of a redone partition, an earlier run of the job saw stale inputs: run afresh.
+            resume = run.from_failure and (job == "ingest_job" or not redone)
+            last = _latest_run(run.instance, job, partition) if resume else None
+            if last is not None and last.status == dg.DagsterRunStatus.SUCCESS:
+                report.run_id = last.run_id
+                read_events(run.instance, report)  # its figures count in the summary
+                fill_from_ancestors(run.instance, report)
+                report.status, report.note = "skipped", f"finished in run {last.run_id}, skipped"
+                run.progress.print(finished_line(report))
+                continue
+            parent = last.run_id if last is not None and last.status in RESUMABLE else None
+            tasks.append(Task(report, {**run_config, **run.loggers}, parent))
+        if not tasks:
+            continue
+        redone = True
+        phase_start = time.monotonic()
+        futures = {}
+        threads = max(1, (os.cpu_count() or 1) // min(run.jobs, len(tasks)))
+        for task in tasks:
+            tags = {INVOCATION_TAG: run.token, **({PARTITION_TAG: task.report.partition} if task.report.partition else {})}
+            futures[pool.submit(_execute, task.report.job, task.run_config, tags, task.parent_id, threads, not run.verbose)] = task
+        _watch(run.instance, run.token, tasks, futures, run.progress, run.jobs, run.verbose)
+        run.times["ingest" if tasks[0].report.partition else tasks[0].report.job] = time.monotonic() - phase_start
+        run.failed += [t.report.label for t in tasks if t.report.status == "FAILED"]
+
+
+def _interrupted(run: Invocation, stop: KeyboardInterrupt) -> int:
+    """After Ctrl-C, SIGTERM or SIGHUP: stop every process this command started, mark its unfinished
+    runs failed (so ``--from-failure`` resumes them from their unfinished step), and say so."""
+    began = time.monotonic()
+    name = str(stop) if isinstance(stop, Terminated) else "SIGINT"
+    run.progress.print(f"interrupted ({name}): stopping every process of this run (at most 10 s) ...")
+    asked, killed = stop_descendants()
+    stopped = 0
+    for dagster_run in run.instance.get_runs(dg.RunsFilter(tags={INVOCATION_TAG: run.token})):
+        if not dagster_run.is_finished:  # else its worker recorded the interruption itself
+            run.instance.report_run_failed(dagster_run, message=f"interrupted by {name}; `microcoder run --from-failure` "
+                                                                 "resumes it from its unfinished step")
+        stopped += dagster_run.status != dg.DagsterRunStatus.SUCCESS
+    run.progress.print(f"interrupted: {asked} processes stopped ({killed} killed) in {time.monotonic() - began:.1f}s; "
+                       f"{stopped} unfinished runs marked failed. `microcoder run --from-failure` resumes them; what "
+                       "finished is kept")
+    return 128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -312,14 +402,13 @@ def main(argv: list[str] | None = None) -> int:
                                        "and held-out sources come too")
     run.add_argument("--ingest-only", action="store_true", help="stop after Collect and Process")
     run.add_argument("--no-training", action="store_true", help="stop after the released dataset")
-    run.add_argument("--sample", type=int, default=8, help="problems the model scores for difficulty (default 8)")
+    run.add_argument("--sample", type=int, default=MAIN_SAMPLE,
+                     help=f"problems of each training source that go through every stage past Filter: Verify generates "
+                          f"their hidden tests and Difficulty scores them all (default {MAIN_SAMPLE}; {EVERY_PROBLEM}: every "
+                          "problem, hours on 2 cores)")
     run.add_argument("--translate", type=int, default=None,
                      help="non-English statements the model translates per source; the rest are rejected as "
                           "needs_translation (default: the translation resource's max_statements, 2)")
-    run.add_argument("--generate", type=int, default=GENERATE_SAMPLE,
-                     help=f"problems per source that get generated hidden tests in Verify; the others with only their "
-                          f"statement's examples are rejected as tests_only_in_statement (default {GENERATE_SAMPLE}; "
-                          f"-1: every problem)")
     run.add_argument("--from-failure", action="store_true",
                      help="skip what last succeeded; re-execute failed runs from their failed step")
     run.add_argument("--jobs", "-j", type=int, default=None,
@@ -328,9 +417,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "run":
         sources = [s for s in (args.sources or "").split(",") if s] or None
-        return run_main(sources, downstream=not args.ingest_only, training=not args.no_training, sample=args.sample,
-                        from_failure=args.from_failure, jobs=args.jobs, verbose=args.verbose,
-                        translate=args.translate, generate=None if args.generate < 0 else args.generate)
+        code = run_main(sources, downstream=not args.ingest_only, training=not args.no_training,
+                        sample=None if args.sample < 0 else args.sample, from_failure=args.from_failure, jobs=args.jobs,
+                        verbose=args.verbose, translate=args.translate)
+        if code in INTERRUPTED:  # everything is stopped and recorded: leave now, not after the pool's exit hooks
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
     return 2
 
 
