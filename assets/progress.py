@@ -218,9 +218,10 @@ def finished_line(report: RunReport, width: int = 0) -> str:
 
 
 def step_eta(step: StepReport, message: str, now: float) -> float | None:
-    """From a progress line such as ``verified 40/120``: the step's time so far, scaled to what is left."""
+    """From a progress line such as ``verified 40/120``: the step's time so far, scaled to what is
+    left; None where the line gives its own ETA (it knows better: start-up is not progress)."""
     match = re.search(r"(\d+)\s*/\s*(\d+)", message)
-    if step.started is None or not match:
+    if step.started is None or not match or "ETA" in message:
         return None
     done, total = int(match.group(1)), int(match.group(2))
     if not 0 < done <= total:
@@ -258,6 +259,7 @@ class Progress:
 
     def __init__(self, stream: TextIO, live: bool) -> None:
         self.stream, self.live, self.drawn = stream, live, 0
+        self.last_line_at = time.monotonic()  # when a line was last printed (not redrawn)
 
     def _clear(self) -> None:
         if self.drawn:
@@ -268,6 +270,7 @@ class Progress:
         self._clear()
         self.stream.write(line + "\n")
         self.stream.flush()
+        self.last_line_at = time.monotonic()
 
     def draw(self, lines: list[str]) -> None:
         if not self.live:

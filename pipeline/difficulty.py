@@ -26,9 +26,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evaluator.backend import EvaluatorBackend, LocalBackend
-from pipeline.samplers.base import Sampler
+from pipeline.samplers.base import GenerationProgress, Sampler, reporting
 from pipeline.samplers.prompts import PROMPT_VERSION, build_messages
 from pipeline.schema import Tests
+from training.progress import Pulse, eta, format_duration
 
 # Upper bounds of pass-rate buckets, checked in order; 0 and 1 are buckets of their own.
 DEFAULT_BUCKETS: tuple[tuple[str, float], ...] = (
@@ -180,17 +181,20 @@ def score_problems(
                              "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0, "round_seconds": 0.0,
                              "round_added": 0, "round_problems": 0, "round_rejected": 0}
     start = time.monotonic()
+    sampling = SamplingProgress(len(todo) * config.k, config.k, start)
     for offset in range(0, len(todo), config.batch_problems):
         batch = todo[offset : offset + config.batch_problems]
         t0 = time.monotonic()
-        completions = sampler.generate(
-            [prompt_for(r) for r in batch], n=config.k, temperature=config.temperature,
-            max_tokens=config.max_tokens, seed=config.seed,
-        )
+        with reporting(sampler, sampling.hear), Pulse(progress, line=sampling.line):
+            completions = sampler.generate(
+                [prompt_for(r) for r in batch], n=config.k, temperature=config.temperature,
+                max_tokens=config.max_tokens, seed=config.seed,
+            )
         t1 = time.monotonic()
-        passed = _judge(batch, completions, config, backend)
-        t2 = time.monotonic()
-        rounds = _round(batch, passed, config, backend)
+        with Pulse(progress, f"difficulty: judging {len(batch) * config.k} samples of {len(batch)} problems"):
+            passed = _judge(batch, completions, config, backend)
+            t2 = time.monotonic()
+            rounds = _round(batch, passed, config, backend)
         stats["round_seconds"] += time.monotonic() - t2
         fresh = []
         for row, samples, programs, grown in zip(batch, completions, passed, rounds):
@@ -219,16 +223,47 @@ def score_problems(
         stats["round_added"] += sum(f["round_added"] for f in fresh)
         stats["round_problems"] += sum(1 for f in fresh if f["round_added"])
         stats["round_rejected"] += sum(len(r.rejected) for r in rounds)
+        sampling.batch_done(len(batch) * config.k, sum(f["generated_tokens"] for f in fresh))
         if progress:
-            done = offset + len(batch)
-            elapsed = time.monotonic() - start
-            progress(f"difficulty: {done}/{len(todo)} problems sampled, {stats['generated_tokens'] / max(elapsed, 1e-9):.1f} tokens/s")
+            progress(sampling.line())
     stats["seconds"] = round(time.monotonic() - start, 2)
     stats.update(throughput(stats["sampled"], stats["generated_tokens"], stats["sample_seconds"]))
     stats["sample_seconds"] = round(stats["sample_seconds"], 2)
     stats["judge_seconds"] = round(stats["judge_seconds"], 2)
     stats["round_seconds"] = round(stats["round_seconds"], 2)
     return scores, stats
+
+
+@dataclass
+class SamplingProgress:
+    """Where the stage's sampling is, for its progress lines: the finished batches' samples and
+    tokens, and what the sampler says of the batch under way (:class:`GenerationProgress`)."""
+
+    samples: int
+    k: int
+    start: float
+    done: int = 0
+    tokens: int = 0
+    current: GenerationProgress | None = None
+
+    def hear(self, news: GenerationProgress) -> None:
+        self.current = news
+
+    def batch_done(self, samples: int, tokens: int) -> None:
+        self.done, self.tokens, self.current = self.done + samples, self.tokens + tokens, None
+
+    def line(self, _pulse_s: float = 0.0) -> str:
+        """``difficulty: 16/25 problems, 64/100 samples, batch at 48%, 310 tokens/s, 1m10s, ETA 2m40s``
+        (times from the stage's start; the batch's share from the sampler, where it can tell)."""
+        now = self.current
+        done = self.done + (now.samples_done if now else 0)
+        tokens = self.tokens + (now.tokens or 0 if now else 0)
+        wall = time.monotonic() - self.start
+        batch = f", batch at {now.done:.0%}" if now and now.samples_done < now.samples else ""
+        rate = f", {tokens / wall:.0f} tokens/s" if tokens and wall > 0 else ""
+        progressed = self.done + (now.done * now.samples if now else 0)
+        return (f"difficulty: {done // self.k}/{self.samples // self.k} problems, {done}/{self.samples} samples{batch}"
+                f"{rate}, {format_duration(wall)}{eta(progressed, self.samples, wall)}")
 
 
 def throughput(problems: int, tokens: int, seconds: float) -> dict[str, float]:

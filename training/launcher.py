@@ -37,22 +37,25 @@ from pathlib import Path
 from typing import Any, Callable
 
 from training.card import training_card
-from training.progress import signal_summary, step_line
+from training.progress import Pulse, signal_summary, step_line
 from training.ray_job import in_ray_job, on_this_node
 from training.storage import SCRATCH_ENV, RunStorage, localize
 from training.verl_ext.config import TrainingConfig
 from training.verl_ext.keys import TD_RECORD
+from training.verl_ext.phases import ENV as PHASES_ENV
+from training.verl_ext.phases import PhaseTail
 
 LOG_NAME = "train.log"  # verl's and Ray's output, unless TrainingConfig.console_output
 CPU_MODULES = "training.verl_ext.cpu.platform,training.verl_ext.register,training.verl_ext.cpu"
 GPU_MODULES = "training.verl_ext.register"
 
 
-def verl_env(cfg: TrainingConfig, metrics_path: Path) -> dict[str, str]:
+def verl_env(cfg: TrainingConfig, metrics_path: Path, phases_path: Path | None = None) -> dict[str, str]:
     """Environment every verl process needs (driver and Ray workers)."""
     env = {
         "VERL_USE_EXTERNAL_MODULES": CPU_MODULES if cfg.device == "cpu" else GPU_MODULES,
         "VERL_FILE_LOGGER_PATH": str(metrics_path),
+        **({PHASES_ENV: str(phases_path)} if phases_path is not None else {}),
         "TOKENIZERS_PARALLELISM": "false",
         "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[1]),
                                                   os.environ.get("PYTHONPATH", "")] if p),
@@ -292,18 +295,21 @@ def latest_checkpoint(cfg: TrainingConfig) -> str | None:
     return RunStorage(cfg.output_dir).latest_checkpoint()
 
 
-def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
+def train(cfg: TrainingConfig, emit: Callable[[dict], None], say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the job here; returns the final summary (also emitted as a ``done`` message).
 
     verl works in ``storage.local`` (the output folder itself when it is local); a remote
     ``output_dir`` gets each finished checkpoint and the metrics as they land, and verl resumes
-    from the newest checkpoint found there."""
+    from the newest checkpoint found there. ``say`` hears where the run is (each phase, and the
+    phase under way at least every 15 s: :mod:`training.verl_ext.phases`)."""
     storage = RunStorage(cfg.output_dir, scratch=os.environ.get(SCRATCH_ENV) or None)
     resumed_from = storage.restore_latest()
     local = dataclasses.replace(cfg, output_dir=str(storage.local), train_files=localize(cfg.train_files, storage.local),
                                 val_files=localize(cfg.val_files, storage.local))
     metrics_path = storage.local / "metrics.jsonl"
     metrics_path.unlink(missing_ok=True)
+    phases_path = storage.local / "phases.jsonl"
+    phases_path.unlink(missing_ok=True)
     log_path = storage.local / LOG_NAME
     model_path = resolve_model(local)
 
@@ -313,15 +319,18 @@ def train(cfg: TrainingConfig, emit: Callable[[dict], None]) -> dict[str, Any]:
 
     tail = MetricsTail(metrics_path, emit, after_step=mirror).start()
     started = time.time()
+    pulse = Pulse(say, "training: starting Ray and verl's workers")
+    phases = PhaseTail(phases_path, pulse).start()
     try:
-        with output_to(None if cfg.console_output else log_path):
+        with pulse, output_to(None if cfg.console_output else log_path):
             for name, text in resolved_config(local, model_path).items():  # next to the checkpoints, first
                 (storage.local / name).parent.mkdir(parents=True, exist_ok=True)
                 (storage.local / name).write_text(text)
                 if storage.remote:
                     storage.write_text(name, text)
-            run_verl(local, model_path, verl_env(local, metrics_path))
+            run_verl(local, model_path, verl_env(local, metrics_path, phases_path))
     finally:
+        phases.stop()
         tail.stop()
         storage.mirror(log_path)
     evaluation = held_out_eval(tail.steps, cfg.eval_attempts)
@@ -352,13 +361,19 @@ def _main_pipes() -> int:
     with open_dagster_pipes(message_writer=Console().message_writer()) as pipes:
         cfg = TrainingConfig.from_dict(pipes.get_extra("config"))
         lines = StepLines(cfg.steps)
+        one_writer = threading.Lock()  # the metrics, the phases and the pulse speak from threads of their own
 
         def emit(msg: dict) -> None:
-            pipes.report_custom_message(msg)
-            if msg["type"] == "step":
-                pipes.log.info(lines(msg))
+            with one_writer:
+                pipes.report_custom_message(msg)
+                if msg["type"] == "step":
+                    pipes.log.info(lines(msg))
 
-        summary = train(cfg, emit)
+        def say(line: str) -> None:
+            with one_writer:
+                pipes.log.info(line)
+
+        summary = train(cfg, emit, say)
         meta: dict[str, Any] = {k: v for k, v in summary["final_metrics"].items()
                                 if k.startswith(("critic/score", "microcoder/", "actor/pg_clipfrac", "actor/ratio_",
                                                  "response_length/mean"))}
@@ -394,7 +409,7 @@ def run_standalone(cfg: TrainingConfig) -> int:
         if msg["type"] == "step":
             print(lines(msg), file=console.err if cfg.console_output else console.out, flush=True)
 
-    summary = train(cfg, emit)
+    summary = train(cfg, emit, lambda line: print(line, file=console.err if cfg.console_output else console.out, flush=True))
     evaluation = summary["eval"]
     for length, result in (evaluation.get("lengths") or {}).items():
         print(f"held-out pass@1 at {length} tokens: {result.get('pass@1', float('nan')):.3f} over "

@@ -1,9 +1,19 @@
-"""What a training run says about itself, one line per step: the launcher logs these lines and
-the main job's report prints them, so a run that cannot learn says so where people look."""
+"""How long work says where it is, and what a training run says about itself.
+
+A stage that runs for minutes without a line looks hung. Loops report done/total with an
+:func:`eta`; a call that cannot report from inside (an engine starting, a model converting, one
+batched generate, a training phase) runs inside a :class:`Pulse`, which speaks whenever the work
+has been silent for a while. Stdlib only: the pipeline's stages and the training launcher (in its
+own environment) both use it. A training run's step line (:func:`step_line`) is what the launcher
+logs and the main job's report prints, so a run that cannot learn says so where people look.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
 
 
 def format_duration(seconds: float) -> str:
@@ -66,3 +76,68 @@ def signal_summary(steps: Sequence[Mapping[str, float]]) -> str:
         return f"{reasons[0]} (every step: the update changed nothing)" if len(reasons) == 1 else \
             f"no learning signal in any of {len(steps)} steps: the update changed nothing"
     return f"learning signal in {len(steps) - len(silent)} of {len(steps)} steps ({len(silent)} without: {silent[0]})"
+
+
+Say = Callable[[str], None]
+PULSE_S = 15.0  # well inside the 30 s a stage may stay silent
+
+
+def eta(done: float, total: float, elapsed_s: float) -> str:
+    """``, ETA 1m05s`` from the share done so far; empty before anything is done."""
+    if done <= 0 or total <= done:
+        return ""
+    return f", ETA {format_duration(elapsed_s * (total - done) / done)}"
+
+
+class Pulse:
+    """Relays the work's progress lines to ``say`` (call it with a line), and while the block runs
+    speaks from a thread of its own whenever nothing was said for ``every_s`` seconds:
+    ``line(seconds since the block began)`` where given, else the last line and how long it has held.
+
+    ``say=None`` makes it silent (a library call with no one listening)."""
+
+    def __init__(self, say: Say | None, what: str = "", line: Callable[[float], str] | None = None,
+                 every_s: float = PULSE_S) -> None:
+        self.say, self.line, self.every_s = say, line, every_s
+        self.last, self.last_at = what, time.monotonic()  # the last line, and when anything was last said
+        self.began = self.line_at = self.last_at  # when the block began, and when the last line came
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            self.last, self.last_at = line, time.monotonic()
+            self.line_at = self.last_at
+        if self.say is not None:
+            self.say(line)
+
+    def _silent_line(self, now: float) -> str:
+        if self.line is not None:
+            return self.line(now - self.began)
+        return f"{self.last} ({format_duration(now - self.line_at)} so far)"
+
+    def _beat(self) -> None:
+        while not self._stop.wait(min(1.0, self.every_s / 4)):
+            now = time.monotonic()
+            with self._lock:
+                due = now - self.last_at >= self.every_s
+                if due:
+                    self.last_at = now
+            if due and self.say is not None:
+                try:
+                    self.say(self._silent_line(now))
+                except Exception:  # noqa: BLE001 - a failed progress line must never fail the work
+                    return
+
+    def __enter__(self) -> Pulse:
+        self.began = self.last_at = self.line_at = time.monotonic()
+        if self.say is not None:
+            self._thread = threading.Thread(target=self._beat, name="progress-pulse", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()

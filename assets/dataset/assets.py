@@ -12,6 +12,7 @@ from assets.dataset.checks import (
     VERIFY_CHECKS,
     dataset_checks,
     filter_checks,
+    source_tests_check,
     specs,
     unverified_check,
     verify_checks,
@@ -37,6 +38,7 @@ from pipeline.stage import StageResult
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_heldout
 from pipeline.verify.report import funnel_by_source, funnel_markdown
 from pipeline.verify.shards import verify_sharded
+from training.progress import Pulse
 
 GROUP = "dataset"
 ALL_PARTITIONS = dg.AssetIn(metadata={"allow_missing_partitions": True})
@@ -104,12 +106,12 @@ def verify_problems(context: dg.AssetExecutionContext, config: VerifyRunConfig, 
                     evaluator: EvaluatorResource, filtered_problems: Rows):
     settings = to_dataclass(VerifyConfig, config)
     backend = evaluator.make_backend()
-    if settings.generation.model_inputs:  # the model writes input generators: start it only then
-        with sampler.make_sampler() as model:
-            result = verify_sharded(filtered_problems, settings, backend=backend, sampler=model,
-                                    progress=context.log.info)
-    else:
-        result = verify_sharded(filtered_problems, settings, backend=backend, progress=context.log.info)
+    with Pulse(context.log.info, f"verify: {len(filtered_problems):,} problems") as say:
+        if settings.generation.model_inputs:  # the model writes input generators: start it only then
+            with sampler.make_sampler() as model:
+                result = verify_sharded(filtered_problems, settings, backend=backend, sampler=model, progress=say)
+        else:
+            result = verify_sharded(filtered_problems, settings, backend=backend, progress=say)
     strength = strength_by_source(result.kept, result.rejects)
     funnel = funnel_by_source(result.kept, result.rejects)
     stats = stage_metadata(result.stats)
@@ -152,7 +154,10 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
     settings = to_dataclass(DifficultyConfig, config)
     cache = ScoreCache(f"{data_root()}/cache/difficulty_scores.parquet")
     started = time.monotonic()
-    with sampler.make_sampler() as model:
+    with Pulse(context.log.info, f"difficulty: starting the {sampler.backend} sampler (a first run converts the model; "
+                                 "vLLM builds its engine)"):
+        model = sampler.make_sampler()
+    with model:
         startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
         scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info,
                                        backend=evaluator.make_backend())
@@ -188,9 +193,10 @@ def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, proces
 
 
 @dg.asset(group_name=GROUP, automation_condition=EAGER, check_specs=specs("microcoder_dataset", DATASET_CHECKS),
-          description="Parquet shards (train: the verified training problems; test: the verified held-out problems; "
-                      "config unverified: problems whose tests no program has passed), dataset card, and verl's RL "
-                      "layout; returns the file manifest.")
+          description="Parquet shards (train: the verified training problems with strong tests; test: the verified "
+                      "held-out problems; config unverified: problems whose tests no program has passed; config "
+                      "source_tests: problems whose tests were not made strong), dataset card, and verl's RL layout; "
+                      "returns the file manifest.")
 def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
                        difficulty_scores: Rows, rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
     out_dir = f"{data_root()}/dataset"
@@ -204,7 +210,8 @@ def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig
         "dagster/row_count": len(result.kept), **stage_metadata(stats, omit=("manifest", "card", "card_path")),
         "splits": dg.MetadataValue.json(stats["splits"]),
         "eval_split": stats["eval_split"], "out_of_pass_rate_window": stats.rejected,
-        "unverified": stats["splits"]["unverified"], "model_references": stats["model_references"],
+        "unverified": stats["splits"]["unverified"], "source_tests": stats["splits"]["source_tests"],
+        "model_references": stats["model_references"],
         **({"heldout_groups": dg.MetadataValue.json(stats["heldout_groups"])} if stats["heldout_groups"] is not None else {}),
         **source_mix_metadata([r for r in verified_problems if r["problem_id"] in released]),
         **difficulty_metadata(stats["difficulty"], [r["pass_rate"] for r in result.kept if r.get("pass_rate") is not None]),
@@ -213,3 +220,4 @@ def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig
     })
     yield from dataset_checks(result.kept, benchmark_problems)
     yield unverified_check(result.kept, stats["manifest"], settings.train_on_unverified)
+    yield source_tests_check(result.kept, stats["manifest"], settings.train_on_source_tests)

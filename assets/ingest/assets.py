@@ -12,6 +12,7 @@ from pipeline.process.public import only_public
 from pipeline.schema import PROBLEM_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, rows_to_table
 from pipeline.sources import collect
 from pipeline.sources.discovery import spec_for
+from training.progress import Pulse
 
 GROUP = "ingest"
 
@@ -44,8 +45,11 @@ def collect_source(context: dg.AssetExecutionContext):
 )
 def process_source(context: dg.AssetExecutionContext, raw_problems: Rows, translation: TranslationResource, sampler: SamplerResource):
     translator = translation.make_translator(sampler)
+    what = f"process: {len(raw_problems):,} rows" + (f", translating up to {translation.max_statements} statements"
+                                                     if translator is not None else "")
     try:
-        result = process_rows(raw_problems, translator=translator, max_translations=translation.max_statements)
+        with Pulse(context.log.info, what):
+            result = process_rows(raw_problems, translator=translator, max_translations=translation.max_statements)
     finally:
         if translator is not None:  # a model started for this partition stops with it (a vLLM engine holds GBs)
             translator.sampler.close()

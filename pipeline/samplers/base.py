@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -50,8 +51,35 @@ def is_chat(prompt: Prompt) -> bool:
     raise TypeError(f"a prompt must be a str or a list of chat messages, got {type(prompt).__name__}")
 
 
+@dataclass(frozen=True)
+class GenerationProgress:
+    """How far one ``generate`` call has got: samples finished of all asked for, the tokens
+    generated so far where the backend can tell, and the share of the call done where it knows
+    better than the finished samples (a batch whose samples all end at the last decode step)."""
+
+    samples_done: int
+    samples: int
+    tokens: int | None = None
+    share: float | None = None
+
+    @property
+    def done(self) -> float:
+        """The share of the call done, 0 to 1."""
+        counted = self.samples_done / self.samples if self.samples else 1.0
+        return max(counted, self.share or 0.0)
+
+
+ProgressHook = Callable[[GenerationProgress], None]
+
+
 class Sampler(ABC):
-    """Samples ``n`` completions per prompt. Chat prompts go through the model's chat template."""
+    """Samples ``n`` completions per prompt. Chat prompts go through the model's chat template.
+
+    ``on_progress``, where a caller sets it (:func:`reporting`), hears from inside a long
+    ``generate`` call as samples finish; backends that cannot tell never call it.
+    """
+
+    on_progress: ProgressHook | None = None
 
     @property
     @abstractmethod
@@ -90,6 +118,7 @@ class LazySampler(Sampler):
     def sampler(self) -> Sampler:
         if self._sampler is None:
             self._sampler = self._factory()
+            self._sampler.on_progress = self.on_progress
         return self._sampler
 
     @property
@@ -103,6 +132,29 @@ class LazySampler(Sampler):
     def close(self) -> None:
         if self._sampler is not None:
             self._sampler.close()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``on_progress`` reaches the real sampler, built or not."""
+        super().__setattr__(name, value)
+        if name == "on_progress" and getattr(self, "_sampler", None) is not None:
+            self._sampler.on_progress = value
+
+
+@contextmanager
+def reporting(sampler: Sampler, hook: ProgressHook) -> Iterator[Sampler]:
+    """``sampler`` with ``hook`` as its ``on_progress`` while the block runs."""
+    previous = sampler.on_progress
+    sampler.on_progress = hook
+    try:
+        yield sampler
+    finally:
+        sampler.on_progress = previous
+
+
+def report(sampler: Sampler, samples_done: int, samples: int, tokens: int | None = None, share: float | None = None) -> None:
+    """Tell ``sampler``'s caller how far a call has got, if it listens."""
+    if sampler.on_progress is not None:
+        sampler.on_progress(GenerationProgress(samples_done, samples, tokens, share))
 
 
 def check_args(n: int, temperature: float, max_tokens: int) -> None:

@@ -12,13 +12,14 @@ functions, shared by both paths.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,6 +32,7 @@ from pipeline.samplers.base import (
     is_chat,
     normalize_finish_reason,
     register_sampler,
+    report,
 )
 from pipeline.samplers.default_model import DEFAULT_MODEL_ID, default_model_path
 
@@ -123,10 +125,43 @@ def vllm_available(python: str | None = None) -> bool:
     return interpreter is not None and Path(interpreter).exists()
 
 
-class Engine(Protocol):
-    """What the sampler needs of an engine: sample, and release."""
+# samples done, samples asked for, tokens of the finished ones, share of the call done
+Progress = Callable[[int, int, int, float], None]
 
-    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any]) -> list[list[Completion]]: ...
+
+@contextlib.contextmanager
+def watching_steps(llm: Any, progress: Progress | None, samples: int, max_tokens: int) -> Iterator[None]:
+    """While the block runs, ``progress`` hears after every engine step: the samples of the
+    requests that finished, their tokens, and the decode steps done of ``max_tokens`` (samples of
+    one batch often all end at the last step, so finished requests alone say nothing until then)."""
+    engine = getattr(llm, "llm_engine", None)
+    if progress is None or engine is None:
+        yield
+        return
+    step, state = engine.step, {"steps": 0, "done": 0, "tokens": 0}
+
+    def counted() -> Any:
+        outputs = step()
+        state["steps"] += 1
+        for output in outputs or ():
+            if getattr(output, "finished", False):
+                state["done"] += len(output.outputs)
+                state["tokens"] += sum(len(o.token_ids) for o in output.outputs)
+        progress(min(state["done"], samples), samples, state["tokens"], min(0.99, state["steps"] / max(1, max_tokens)))
+        return outputs
+
+    engine.step = counted  # this call's steps only: the engine's own method again afterwards
+    try:
+        yield
+    finally:
+        del engine.step
+
+
+class Engine(Protocol):
+    """What the sampler needs of an engine: sample (saying how far it got, if asked), and release."""
+
+    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any],
+                 progress: Progress | None = None) -> list[list[Completion]]: ...
 
     def close(self) -> None: ...
 
@@ -155,20 +190,23 @@ class InProcessEngine:
             kwargs.pop("gpu_memory_utilization", None)
         return cls(vllm.LLM(**kwargs), vllm.SamplingParams)
 
-    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any]) -> list[list[Completion]]:
+    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any],
+                 progress: Progress | None = None) -> list[list[Completion]]:
         params = self.sampling_params_cls(**sampling)
         chat_flags = [is_chat(p) for p in prompts]
         results: list[list[Completion]] = [[] for _ in prompts]
         chats = [i for i, flag in enumerate(chat_flags) if flag]
         texts = [i for i, flag in enumerate(chat_flags) if not flag]
-        if chats:
-            outputs = self.llm.chat([list(prompts[i]) for i in chats], params, use_tqdm=False)
-            for i, output in zip(chats, outputs):
-                results[i] = to_completions(output)
-        if texts:
-            outputs = self.llm.generate([prompts[i] for i in texts], params, use_tqdm=False)
-            for i, output in zip(texts, outputs):
-                results[i] = to_completions(output)
+        samples = len(prompts) * int(sampling.get("n", 1))
+        with watching_steps(self.llm, progress, samples, int(sampling.get("max_tokens") or 1)):
+            if chats:
+                outputs = self.llm.chat([list(prompts[i]) for i in chats], params, use_tqdm=False)
+                for i, output in zip(chats, outputs):
+                    results[i] = to_completions(output)
+            if texts:
+                outputs = self.llm.generate([prompts[i] for i in texts], params, use_tqdm=False)
+                for i, output in zip(texts, outputs):
+                    results[i] = to_completions(output)
         return results
 
     def close(self) -> None:
@@ -207,26 +245,30 @@ class WorkerEngine:
             )
         self._call({"llm_kwargs": llm_kwargs}, what=f"starting vLLM ({python})")
 
-    def _call(self, request: dict[str, Any], what: str) -> Any:
+    def _call(self, request: dict[str, Any], what: str, progress: Progress | None = None) -> Any:
+        """Send one request and read its answer; ``progress`` hears the worker's progress lines before it."""
         if self.process.poll() is not None or self.process.stdin is None or self.process.stdout is None:
             raise WorkerError(f"{what}: the vLLM worker is not running; its log ({self.log_path}):\n{_tail(self.log_path)}")
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
-            line = self.process.stdout.readline()
+            while (line := self.process.stdout.readline()) and "progress" in (answer := json.loads(line)):
+                if progress is not None:
+                    progress(*answer["progress"])
         except (BrokenPipeError, OSError):
             line = ""
         if not line:
             code = self.process.wait()
             self._kill_group()  # engine-core processes it may have left
             raise WorkerError(f"{what}: the vLLM worker exited with code {code}; its log ({self.log_path}):\n{_tail(self.log_path)}")
-        answer = json.loads(line)
         if not answer.get("ok"):
             raise WorkerError(f"{what}: {answer.get('error')}")
         return answer.get("results")
 
-    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any]) -> list[list[Completion]]:
-        results = self._call({"prompts": list(prompts), "sampling": sampling}, what="vLLM generate")
+    def generate(self, prompts: Sequence[Prompt], sampling: dict[str, Any],
+                 progress: Progress | None = None) -> list[list[Completion]]:
+        request = {"prompts": list(prompts), "sampling": sampling, "progress": progress is not None}
+        results = self._call(request, what="vLLM generate", progress=progress)
         return [[Completion(**c) for c in group] for group in results]
 
     def _kill_group(self) -> None:
@@ -315,10 +357,12 @@ class VLLMSampler(Sampler):
             is_chat(prompt)  # reject a malformed prompt here, not in the engine
         if not prompts:
             return []
+        progress = None if self.on_progress is None else (
+            lambda done, total, tokens, share: report(self, done, total, tokens, share))
         if temperature == 0:  # vLLM refuses n > 1 when greedy; the n answers would agree anyway
-            groups = self.engine.generate(prompts, sampling_kwargs(1, temperature, max_tokens, seed))
+            groups = self.engine.generate(prompts, sampling_kwargs(1, temperature, max_tokens, seed), progress)
             return [group * n for group in groups]
-        return self.engine.generate(prompts, sampling_kwargs(n, temperature, max_tokens, seed))
+        return self.engine.generate(prompts, sampling_kwargs(n, temperature, max_tokens, seed), progress)
 
     def close(self) -> None:
         self.engine.close()

@@ -4,8 +4,9 @@ The main environment cannot import vLLM's CPU build (it pins an older transforme
 ``vllm`` sampler starts ``<vllm python> -m pipeline.samplers.vllm_worker`` once and talks to it
 in JSON lines over stdin/stdout: one line with ``vllm.LLM``'s keyword arguments, answered by
 ``{"ok": true}`` once the engine is up, then one line per ``generate`` call, answered with the
-completions. The worker runs the same :class:`InProcessEngine` as a GPU machine does in-process.
-It exits when its stdin closes, so it never outlives the process that started it. The client side
+completions (after ``{"progress": [samples done, samples, tokens, share]}`` lines, where asked).
+The worker runs the same :class:`InProcessEngine` as a GPU machine does in-process. It exits
+when its stdin closes, so it never outlives the process that started it. The client side
 (:class:`pipeline.samplers.vllm_backend.WorkerEngine`) lives with the sampler, so this module is
 only what runs in the worker.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
 from dataclasses import asdict
 from typing import IO, Any
@@ -23,6 +25,20 @@ from typing import IO, Any
 def _send(channel: IO[str], message: dict[str, Any]) -> None:
     channel.write(json.dumps(message) + "\n")
     channel.flush()
+
+
+def _progress_lines(channel: IO[str], every_s: float = 2.0) -> Any:
+    """A generate call's progress as ``{"progress": [done, samples, tokens, share]}`` lines, at most
+    one every ``every_s`` seconds (and the last)."""
+    last = [0.0]
+
+    def send(done: int, samples: int, tokens: int, share: float) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s or done >= samples:
+            last[0] = now
+            _send(channel, {"progress": [done, samples, tokens, share]})
+
+    return send
 
 
 def main() -> int:
@@ -44,7 +60,8 @@ def main() -> int:
     for line in sys.stdin:
         try:
             request = json.loads(line)
-            groups = engine.generate(request["prompts"], request["sampling"])
+            progress = _progress_lines(channel) if request.get("progress") else None
+            groups = engine.generate(request["prompts"], request["sampling"], progress)
             _send(channel, {"ok": True, "results": [[asdict(c) for c in group] for group in groups]})
         except Exception as error:  # noqa: BLE001 - a bad request fails that request, not the worker
             _send(channel, {"ok": False, "error": f"{type(error).__name__}: {error}"})

@@ -38,3 +38,29 @@ def test_signal_summary():
     assert signal_summary([live, live]) == "learning signal in 2 of 2 steps (mean grad_norm 2)"
     assert signal_summary([live, silent]).startswith("learning signal in 1 of 2 steps (1 without: no learning signal")
     assert signal_summary([]) == "no step ran"
+
+
+def test_a_pulse_speaks_only_when_the_work_is_silent():
+    """The last line again with how long it has held, while nothing new is said; a fresh line
+    resets the clock; a computed line replaces the repeat; nothing after the block."""
+    import time
+
+    from training.progress import Pulse
+
+    said: list[str] = []
+    with Pulse(said.append, "starting the engine", every_s=0.2) as pulse:
+        time.sleep(0.5)
+        assert said and said[0].startswith("starting the engine (") and said[0].endswith(" so far)")
+        pulse("step 1/2: generating")
+        heard = len(said)
+        time.sleep(0.1)
+        assert len(said) == heard and said[-1] == "step 1/2: generating"  # just said: no repeat yet
+        time.sleep(0.4)
+        assert said[-1].startswith("step 1/2: generating (")
+    ended = len(said)
+    time.sleep(0.3)
+    assert len(said) == ended
+    computed: list[str] = []
+    with Pulse(computed.append, line=lambda elapsed: f"batch at {elapsed:.1f}s", every_s=0.2):
+        time.sleep(0.5)
+    assert computed and all(line.startswith("batch at ") for line in computed)

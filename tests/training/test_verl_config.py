@@ -151,8 +151,8 @@ def test_profiles_give_one_set_of_defaults():
     assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
             demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 2)
     assert demo.algorithm.updates_per_step == paper.algorithm.updates_per_step == 4
-    assert (paper.eval_response_lengths, demo.eval_response_lengths) == ([4096, 8192], [96, 192])
-    assert paper.max_model_len == 4096 + 8192 and demo.max_model_len == 4096 + 192
+    assert (paper.eval_response_lengths, demo.eval_response_lengths) == ([4096, 8192], [96])
+    assert paper.max_model_len == 4096 + 8192 and demo.max_model_len == 4096 + 96
     assert demo.algorithm.clip_high == algo.clip_high
     assert algorithm_for("grpo", samples_per_query=6) == PRESETS["grpo"].replace(
         **{**PROFILES["cpu-demo"]["algorithm"], "samples_per_query": 6})

@@ -80,6 +80,7 @@ from . import temperature_metrics, trace
 from .agent_loop import set_lengths, set_validation_sampling
 from .config import MicroCoderSettings
 from .keys import TD_RECORD, TEMPERATURE_KEY
+from .phases import announce
 
 TRAINER_MODE = "microcoder_sync"
 TD_STATE = "microcoder_temperature.json"  # the T(D) controller's state, in each checkpoint folder
@@ -131,6 +132,33 @@ class MicroCoderTrainer(PPOTrainerSync):
         with open_dict(self.config):
             self.config.actor_rollout_ref.rollout.temperature = float(t)
 
+    # -- phases, announced for the progress report (training.verl_ext.phases) ------------------
+    def _step_name(self) -> str:
+        return f"step {self.global_steps} of {self.total_training_steps}"  # not "1/2": the report reads that as done/total
+
+    def init(self):
+        announce("loading the policy into the actor and rollout workers")
+        return super().init()
+
+    def on_sample_begin(self):
+        announce(f"{self._step_name()}: generating {self.config.data.train_batch_size} x "
+                 f"{self.config.actor_rollout_ref.rollout.n} rollouts")
+        return super().on_sample_begin()
+
+    def _compute_old_log_prob(self, batch, metrics: dict):
+        announce(f"{self._step_name()}: old log-probs")
+        return super()._compute_old_log_prob(batch, metrics)
+
+    def _update_actor(self, batch, metrics: dict):
+        actor = self.config.actor_rollout_ref.actor
+        updates = int(self.config.data.train_batch_size) // max(1, int(actor.ppo_mini_batch_size))
+        announce(f"{self._step_name()}: updating the policy ({updates} mini-batch updates)")
+        return super()._update_actor(batch, metrics)
+
+    def on_step_end(self):
+        announce(f"{self._step_name()}: checkpoint and weights to the rollout")
+        return super().on_step_end()
+
     # -- staged temperature: typed (fixed) or diversity-determined -------------------------
     def on_train_begin(self):
         super().on_train_begin()
@@ -146,6 +174,9 @@ class MicroCoderTrainer(PPOTrainerSync):
                 logger.warning(f"T(D): resumed from {saved} at T={self._td.temperature:g} "
                                f"(stage since step {self._td.stage_start})")
                 return
+            a = self.settings.algorithm
+            announce(f"T(D) probe: {len(self._td.candidates)} temperatures x {a.probe_prompts} prompts x "
+                     f"{a.samples_per_query} samples of {a.diversity_tokens} tokens")
             choice = self._td.choose(self._probe_diversity(self._td.candidates))
             self._set_temperature(choice.temperature)
             self._write_temperature_record()
@@ -356,6 +387,7 @@ class MicroCoderTrainer(PPOTrainerSync):
         metrics: dict = {}
         for i, length in enumerate(lengths):
             self._eval_length = int(length)
+            announce(f"held-out evaluation at {length} tokens ({i + 1}/{len(lengths)})")
             with self._generation_lengths(prompt, length):
                 out = super()._validate()
             metrics.update(out if i == 0 else {(k.replace("/", f"@L{length}/", 1) if k.startswith("val-") else k): v
