@@ -10,11 +10,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pipeline.samplers.base import Completion, Prompt, Sampler, check_args, is_chat, register_sampler
+from pipeline.samplers.base import Completion, Prompt, Sampler, check_args, is_chat, register_sampler, report
 from pipeline.samplers.default_model import DEFAULT_MODEL_ID, default_model_path
 from pipeline.samplers.prefill import shared_prefill
 
 __all__ = ["TransformersSampler", "default_model_path"]
+
+
+class _DecodeSteps:
+    """A stopping criterion that never stops: it counts ``model.generate``'s decode steps and tells
+    ``on_step`` at most once a second, so a long batch says how far it has got."""
+
+    every_s = 1.0
+
+    def __init__(self, on_step: Any) -> None:
+        self.on_step, self.step, self.said = on_step, 0, 0.0
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import time
+
+        import torch
+
+        self.step += 1
+        if time.monotonic() - self.said >= self.every_s:
+            self.said = time.monotonic()
+            self.on_step(self.step)
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
 
 
 def resolve_device(device: str) -> str:
@@ -101,9 +122,15 @@ class TransformersSampler(Sampler):
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
         results: list[list[Completion]] = [[] for _ in encoded]
         torch.manual_seed(seed)
+        done, tokens, total = 0, 0, len(prompts) * n
         for batch in self._batches(order, [len(e) for e in encoded], n):
-            for index, completions in zip(batch, self._generate_batch([encoded[i] for i in batch], n, temperature, max_tokens)):
+            steps = _DecodeSteps(lambda step, d=done, t=tokens, rows=len(batch) * n: report(
+                self, d, total, t, (d + rows * min(1.0, step / max_tokens)) / total))
+            for index, completions in zip(batch, self._generate_batch([encoded[i] for i in batch], n, temperature,
+                                                                      max_tokens, steps)):
                 results[index] = completions
+                done, tokens = done + n, tokens + sum(c.num_tokens for c in completions)
+            report(self, done, total, tokens)
         return results
 
     def _batches(self, order: list[int], lengths: list[int], n: int) -> list[list[int]]:
@@ -121,7 +148,7 @@ class TransformersSampler(Sampler):
         return batches + ([current] if current else [])
 
     def _generate_batch(
-        self, batch: list[list[int]], n: int, temperature: float, max_tokens: int
+        self, batch: list[list[int]], n: int, temperature: float, max_tokens: int, steps: Any = None
     ) -> list[list[Completion]]:
         import torch
 
@@ -139,6 +166,10 @@ class TransformersSampler(Sampler):
         }
         if not greedy:
             kwargs.update(temperature=temperature, top_p=self.top_p, top_k=0)
+        if steps is not None and self.on_progress is not None:
+            from transformers import StoppingCriteriaList
+
+            kwargs["stopping_criteria"] = StoppingCriteriaList([steps])
         with torch.inference_mode():
             prefilled = shared_prefill(self.model, ids, mask)
             out = self.model.generate(input_ids=ids, attention_mask=mask, **prefilled, **kwargs)

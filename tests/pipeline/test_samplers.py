@@ -127,6 +127,25 @@ def test_transformers_stops_on_eos_and_is_deterministic_per_seed(hf_sampler) -> 
 
 
 @pytest.mark.model
+def test_transformers_says_how_far_a_call_has_got_and_samples_the_same(hf_sampler, monkeypatch) -> None:
+    """Decode steps inside a batch, then each finished batch's samples and tokens; listening
+    changes no sample."""
+    from pipeline.samplers import hf
+    from pipeline.samplers.base import reporting
+
+    monkeypatch.setattr(hf._DecodeSteps, "every_s", 0.0)  # every step, not once a second
+    prompts = [build_messages(t["prompt"], None, "assert", t["entry_point"]) for t in _humaneval(6)]
+    heard = []
+    with reporting(hf_sampler, heard.append):
+        results = hf_sampler.generate(prompts, n=2, temperature=1.0, max_tokens=12, seed=5)
+    assert heard[-1].samples_done == heard[-1].samples == 12
+    assert heard[-1].tokens == sum(c.num_tokens for group in results for c in group)
+    assert any(news.samples_done == 0 and 0 < news.done < 1 for news in heard)  # inside the first batch
+    assert [news.done for news in heard] == sorted(news.done for news in heard)
+    assert hf_sampler.generate(prompts, n=2, temperature=1.0, max_tokens=12, seed=5) == results
+
+
+@pytest.mark.model
 def test_a_prompts_samples_share_one_prefill_with_the_same_completions(hf_sampler, monkeypatch) -> None:
     """n samples of a prompt: one prefill of it, and the same completions (same seed) as n prefills."""
     import pipeline.samplers.hf as hf

@@ -108,6 +108,22 @@ def test_difficulty_stage_on_vllm(vllm_sampler, shared_data) -> None:
     assert stats["tokens_per_s"] == pytest.approx(stats["generated_tokens"] / stats["sample_seconds"], rel=0.05)
 
 
+def test_vllm_says_how_far_a_generate_call_has_got(vllm_sampler) -> None:
+    """From inside one call, through the worker: decode steps (the share) rise while samples are
+    unfinished, and the last word is every sample done with the tokens they cost."""
+    from pipeline.samplers.base import reporting
+
+    heard = []
+    prompts = [build_messages(f"Write a function f{i}(x) returning x + {i}.", None, "assert", f"f{i}") for i in range(3)]
+    with reporting(vllm_sampler, heard.append):
+        results = vllm_sampler.generate(prompts, n=2, temperature=1.0, max_tokens=48, seed=1)
+    assert heard and heard[-1].samples_done == heard[-1].samples == 6
+    assert heard[-1].tokens == sum(c.num_tokens for group in results for c in group)
+    shares = [news.done for news in heard]
+    assert shares == sorted(shares) and 0 < shares[0] < 1  # it moved before the call ended
+    assert vllm_sampler.on_progress is None  # the hook was the call's only
+
+
 def test_vllm_worker_that_cannot_start_names_the_cause(tmp_path) -> None:
     python = require_vllm_env()
     with pytest.raises(WorkerError, match=str(tmp_path / "no-model")):
