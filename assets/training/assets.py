@@ -13,6 +13,7 @@ from assets.training.resources import RayClusterResource, TrainingEnvironment
 from pipeline.paths import data_root
 from training.demo_data import demo_train_file
 from training.grpo.presets import LABELS, GRPOConfig
+from training.progress import Pulse
 from training.verl_ext.config import TrainingConfig, algorithm_for, preset_values
 
 GROUP = "training"
@@ -73,7 +74,8 @@ def grpo_training_run(
     if not cfg.model_path:  # the embedded CPU model, converted here once: the launcher never imports pipeline
         from pipeline.samplers.default_model import default_model_path
 
-        cfg = dataclasses.replace(cfg, model_path=default_model_path())
+        with Pulse(context.log.info, "training: the CPU model (converted from its GGUF on a first run)"):
+            cfg = dataclasses.replace(cfg, model_path=default_model_path())
     address = cfg.ray_address or ray_cluster.address
     where = f"Ray cluster {address}" if address else training_environment.python
     context.log.info(f"training {cfg.preset} for {cfg.steps} steps on {cfg.train_files}, output {cfg.output_dir}, on {where}")
