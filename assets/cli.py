@@ -101,7 +101,7 @@ def sample_line(sample: int | None) -> str:
     """What the run covers, and how to cover everything."""
     if sample is None:
         return "sample: none, every problem of every source goes through every stage"
-    return (f"sample: {sample} problems of each training source go through every stage past Filter (the rest are "
+    return (f"sample: {sample} problem{'s' * (sample != 1)} of each training source go through every stage past Filter (the rest are "
             f"rejected as outside_sample); every problem: --sample {EVERY_PROBLEM}, or the Dagster UI's default config")
 
 
