@@ -143,7 +143,7 @@ class LazySampler(Sampler):
 @contextmanager
 def reporting(sampler: Sampler, hook: ProgressHook) -> Iterator[Sampler]:
     """``sampler`` with ``hook`` as its ``on_progress`` while the block runs."""
-    previous = sampler.on_progress
+    previous = getattr(sampler, "on_progress", None)  # a duck-typed sampler may not declare it
     sampler.on_progress = hook
     try:
         yield sampler
