@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_evaluator.py [--sets humaneval,mbpp,leetcode,taco] [--limit N] [--workers N]
     .venv/bin/python benchmarks/bench_evaluator.py --backend ray [--ray-address HOST:PORT] [--batch-size N]
-    .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N]
+    .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N] [--programs FILE] [--rounds N]
     .venv/bin/python benchmarks/bench_evaluator.py --baseline-tree /tmp/base [--rounds N] [--limit N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
@@ -512,8 +512,10 @@ def main() -> None:
     ap.add_argument("--peers", action="store_true", help="only the table against LiveCodeBench's, rLLM's and verl's harnesses")
     ap.add_argument("--lcb", default=None, help="--peers: a LiveCodeBench checkout (github.com/LiveCodeBench/LiveCodeBench)")
     ap.add_argument("--rllm", default=None, help="--peers: an rLLM checkout (github.com/rllm-org/rllm)")
+    ap.add_argument("--programs", default=None,
+                    help="--peers: labelled programs, a JSON-lines file of `microcoder-eval run` jobs with expect_pass")
     ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
-    ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree: runs per tree, in turns (best of)")
+    ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree, --peers: runs per tree or runner, in turns (best of)")
     ap.add_argument("--tree", default=None, help=argparse.SUPPRESS)  # read before the imports, above
     ap.add_argument("--tables-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -523,7 +525,8 @@ def main() -> None:
     if args.peers:
         from benchmarks.peer_table import peer_table
 
-        peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm})
+        peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm},
+                   programs=args.programs, rounds=args.rounds)
         return
     if args.baseline_tree:
         baseline_tree_table(args.baseline_tree, args.rounds, args.limit, args.workers, args.timeout)

@@ -8,6 +8,14 @@ peer can run (LiveCodeBench's and verl's harnesses take no ``assert`` block that
 ``entry(args) == value`` calls), timed; the second adds, for accuracy only, what each one can run
 beyond it. Each runner gets the same workers and the same per-test time limit (LiveCodeBench's
 default, 6 s).
+
+``--programs FILE`` takes the set from a JSON-lines file instead: each line a ``microcoder-eval run``
+job (``{"id", "code", "tests"}``) with its label, ``expect_pass`` (true for a correct program; a
+``label`` of ``"correct"``/``"wrong"`` is read too), and optionally a ``set`` name (default: the
+file's name). ``benchmarks/build_stdin_programs.py`` builds one from outside the project's data.
+The runners go in turns, ours first, ``rounds`` times (a 2-core machine shared with other work
+drifts: each round puts every runner under the same load), and each one's best wall time is the
+figure; its FN/FP are counted on its first round.
 """
 
 from __future__ import annotations
@@ -32,6 +40,40 @@ REFERENCES = ("humaneval", "mbpp", "leetcode", "taco", "humaneval_xl", "code_con
 
 def mixed_set(limit: int | None) -> list[dict]:
     return mapcoder(limit) + load(["kodcode"], limit, incorrect=True) + load(list(REFERENCES), limit)
+
+
+def _label(rec: dict) -> bool:
+    """A line's label: ``expect_pass`` (bool), or ``label`` as ``"correct"``/``"wrong"`` (or bool)."""
+    if isinstance(rec.get("expect_pass"), bool):
+        return rec["expect_pass"]
+    label = rec.get("label")
+    if isinstance(label, bool):
+        return label
+    if label in ("correct", "wrong"):
+        return label == "correct"
+    raise ValueError("no label: give expect_pass (true/false) or label (correct/wrong)")
+
+
+def load_programs(path: str, limit: int | None = None) -> list[dict]:
+    """Labelled programs from a JSON-lines file of ``microcoder-eval run`` jobs (see the module doc)."""
+    from evaluator.model import Tests
+
+    out: list[dict] = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            try:
+                Tests.from_dict(rec["tests"])  # the run shape: refuse what `microcoder-eval run` would
+                item = {"id": str(rec["id"]), "code": rec["code"], "tests": rec["tests"], "expect_pass": _label(rec),
+                        "set": str(rec.get("set") or Path(path).stem)}
+            except (KeyError, TypeError, ValueError) as exc:
+                raise SystemExit(f"{path}:{n}: not a labelled job: {exc}") from None
+            out.append(item)
+    if len({i["id"] for i in out}) != len(out):
+        raise SystemExit(f"{path}: ids are not unique")
+    return out[:limit] if limit else out
 
 
 def _where(peer: str, checkouts: dict[str, str | None]) -> tuple[str, str] | None:
@@ -136,35 +178,44 @@ def _errors(items: list[dict], verdicts: dict[str, dict]) -> tuple[int, int, int
     return fn, fp, crashed
 
 
-def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[str, str | None]) -> None:
-    items = mixed_set(limit)
-    peers = {p: w for p in PEERS if (w := _where(p, checkouts)) is not None}
-    missing = sorted(set(PEERS) - set(peers))
-    common = [i for i in items if all(supports(p, i["tests"]) for p in peers)]
-    kinds = Counter(i["tests"]["kind"] for i in common)
-    print(f"\npeers on the same programs ({workers} workers, {timeout:g} s a test): {len(common)} of {len(items)} "
-          f"programs every runner takes ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; "
-          f"{sum(i['expect_pass'] for i in common)} labelled correct)" + (f"; not found: {', '.join(missing)}" if missing else ""))
-    start = time.perf_counter()
-    evaluate_many(jobs(items[:workers]), workers=workers)  # our fork servers start before the clock, as the peers' pools do
-    start_s = time.perf_counter() - start
+def _timed_rounds(common: list[dict], peers: dict[str, tuple[str, str]], workers: int, timeout: float,
+                  rounds: int) -> tuple[dict[str, dict], list]:
+    """Every runner on ``common``, in turns, ``rounds`` times: each one's walls, its first round's
+    verdicts and whether later rounds gave the same; and our first round's results."""
     rows: dict[str, dict] = {}
-    verdicts, wall, ours = _ours(common, workers, timeout)
-    rows["microcoder-eval"] = {"wall": wall, "common": verdicts}
-    ours_wall = wall
-    for peer, (python, where) in peers.items():
-        verdicts, wall = run_peer(peer, python, where, common, workers, timeout)
-        rows[peer] = {"wall": wall, "common": verdicts}
-    print(f"{'runner':<18}{'seconds':>9}{'programs/s':>12}{'FN':>6}{'FP':>6}{'crashed':>9}{'vs ours':>9}")
+    ours_results: list = []
+    for r in range(rounds):
+        verdicts, wall, results = _ours(common, workers, timeout)
+        ours_results = ours_results or results
+        runs = {"microcoder-eval": (verdicts, wall)}
+        for peer, (python, where) in peers.items():
+            runs[peer] = run_peer(peer, python, where, common, workers, timeout)
+        for name, (verdicts, wall) in runs.items():
+            row = rows.setdefault(name, {"walls": [], "common": verdicts, "stable": True})
+            row["walls"].append(wall)
+            row["stable"] &= all(verdicts[i["id"]]["passed"] == row["common"][i["id"]]["passed"] for i in common)
+        print(f"  round {r + 1}/{rounds}: " + ", ".join(f"{n} {w:.1f} s" for n, (_, w) in runs.items()), flush=True)
+    for row in rows.values():
+        row["wall"] = min(row["walls"])
+    return rows, ours_results
+
+
+def _print_rows(common: list[dict], rows: dict[str, dict]) -> None:
+    ours = rows["microcoder-eval"]["wall"]
+    print(f"{'runner':<18}{'best s':>8}{'each round, s':>22}{'programs/s':>12}{'FN':>6}{'FP':>6}{'crashed':>9}"
+          f"{'vs ours':>9}")
     for name, row in rows.items():
         fn, fp, crashed = _errors(common, row["common"])
-        print(f"{name:<18}{row['wall']:>9.1f}{len(common) / row['wall']:>12.1f}{fn:>6}{fp:>6}{crashed:>9}"
-              f"{row['wall'] / rows['microcoder-eval']['wall']:>8.2f}x")
+        walls = " ".join(f"{w:.1f}" for w in row["walls"]) + ("" if row["stable"] else " (verdicts moved)")
+        print(f"{name:<18}{row['wall']:>8.1f}{walls:>22}{len(common) / row['wall']:>12.1f}{fn:>6}{fp:>6}{crashed:>9}"
+              f"{row['wall'] / ours:>8.2f}x")
 
-    where_time_goes(common, ours, ours_wall, workers, start_s)
 
-    in_common = {i['id'] for i in common}
-    rest = [i for i in items if i['id'] not in in_common]
+def _accuracy_rest(items: list[dict], common: list[dict], rows: dict[str, dict], peers: dict[str, tuple[str, str]],
+                   workers: int, timeout: float) -> None:
+    """FN/FP on everything each runner takes (beyond the timed common set), by set."""
+    in_common = {i["id"] for i in common}
+    rest = [i for i in items if i["id"] not in in_common]
     ours_rest, _, _ = _ours(rest, workers, timeout)
     print(f"\naccuracy on everything each runner takes (the {len(items)} programs; timed above only on the common set)")
     print(f"{'runner':<18}{'programs':>9}{'FN':>6}{'FP':>6}  by set (FN/FP where not 0/0)")
@@ -182,3 +233,25 @@ def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[
             by_set.setdefault(i["set"].removesuffix("_incorrect"), []).append(i)
         detail = ", ".join(f"{s} {e[0]}/{e[1]}" for s, group in by_set.items() if any((e := _errors(group, verdicts))[:2]))
         print(f"{name:<18}{len(taken):>9}{fn:>6}{fp:>6}  {detail or '-'}")
+
+
+def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[str, str | None],
+               programs: str | None = None, rounds: int = 2) -> None:
+    """Ours and each peer found, on the same labelled programs (``programs``: a file of them, see
+    :func:`load_programs`; else the project's mixed set), timed in turns, then where our time went."""
+    items = load_programs(programs, limit) if programs else mixed_set(limit)
+    peers = {p: w for p in PEERS if (w := _where(p, checkouts)) is not None}
+    missing = sorted(set(PEERS) - set(peers))
+    common = [i for i in items if all(supports(p, i["tests"]) for p in peers)]
+    kinds = Counter(i["tests"]["kind"] for i in common)
+    print(f"\npeers on the same programs ({workers} workers, {timeout:g} s a test, {rounds} rounds in turns): "
+          f"{len(common)} of {len(items)} programs every runner takes ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}; "
+          f"{sum(i['expect_pass'] for i in common)} labelled correct)" + (f"; not found: {', '.join(missing)}" if missing else ""))
+    start = time.perf_counter()
+    evaluate_many(jobs(items[:workers]), workers=workers)  # our fork servers start before the clock, as the peers' pools do
+    start_s = time.perf_counter() - start
+    rows, ours = _timed_rounds(common, peers, workers, timeout, max(1, rounds))
+    _print_rows(common, rows)
+    where_time_goes(common, ours, rows["microcoder-eval"]["walls"][0], workers, start_s)
+    if len(common) < len(items):
+        _accuracy_rest(items, common, rows, peers, workers, timeout)
