@@ -267,6 +267,17 @@ class _Judging:
         return verdict, msg
 
 
+def run_order(tests: Tests, options: Options) -> list[Any]:
+    """The order a test's cases run in: as given, but for a ``stdin`` test that stops at its first
+    failure, smallest input first (``Options.smallest_first``). Each case runs alone, so whether
+    the program passes is the same in any order; a wrong program usually fails on a small case,
+    and finding that before a large one costs its time limit is where a failing program's time goes."""
+    cases = list(tests.cases)
+    if tests.kind == "stdin" and options.stop_on_first_failure and options.smallest_first:
+        cases.sort(key=lambda case: len(case.input))  # stable: equal sizes keep their order
+    return cases
+
+
 def batches_stdin(tests: Tests, worker: Any) -> bool:
     """Whether a test's cases go to the worker as one request (:meth:`_Judging.stdin_cases`): a
     ``stdin`` test whose answers are compared here (no special judge, which runs between cases),
@@ -308,6 +319,9 @@ def evaluate(
     ``batch_stdin``: a ``stdin`` test's cases go to the worker as one request, each still in a
     fresh process of its own, the next started once this one's output compared (:func:`batches_stdin`
     says where); False: a request a case.
+    ``smallest_first``: a ``stdin`` test that stops at its first failure runs its cases smallest
+    input first (:func:`run_order`): the same pass or fail, found sooner; the case that failed is
+    the first found in that order, and ``cases`` lists what ran in that order. False: as given.
     """
     start = time.perf_counter()
     options = Options.of(options, **overrides)
@@ -318,7 +332,7 @@ def evaluate(
     isolation, total = "unknown", 0
     try:
         t = as_tests(tests)
-        todo: list[Any] = [None] if t.kind == "assert" else list(t.cases)
+        todo: list[Any] = [None] if t.kind == "assert" else run_order(t, options)
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")

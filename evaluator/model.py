@@ -265,7 +265,9 @@ class Options:
     ``mode``, ``rel_tol``, ``abs_tol``: how outputs compare (:mod:`evaluator.compare`);
     ``keep_output``: each case keeps what the program printed or returned; ``lift_asserts``,
     ``batch_calls``, ``prefetch_calls``, ``batch_stdin``: the faster ways to run ``assert``, ``call``
-    and ``stdin`` tests, with the same verdicts (see :func:`evaluator.api.evaluate`); ``workers``: this machine's pool size
+    and ``stdin`` tests, with the same verdicts (see :func:`evaluator.api.evaluate`);
+    ``smallest_first``: a ``stdin`` test that stops at its first failure runs smallest input first
+    (the same pass or fail; the failure reported is the first found); ``workers``: this machine's pool size
     for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
     ``values_many`` makes no more calls of a program after its first time limit."""
 
@@ -278,6 +280,7 @@ class Options:
     batch_calls: bool = True
     prefetch_calls: bool = True
     batch_stdin: bool = True
+    smallest_first: bool = True
     workers: int | None = None
     stop_after_timeout: bool = False
 

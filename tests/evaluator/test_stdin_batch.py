@@ -91,3 +91,21 @@ def test_a_worker_killed_mid_test_is_that_case_and_the_rest_run_on_a_new_one(poo
     with pool.worker() as worker:
         assert worker.proc.pid != victim
     assert evaluate("print(int(input()) ** 2)\n", SQUARES, pool=pool).passed
+
+
+def test_smallest_input_first_finds_the_same_failure_sooner(pool):
+    """Cases run smallest input first when the test stops at its first failure: a program that
+    would spend its time limit on the large case fails on the small one first; pass or fail is the
+    same either way, and with every case run the order is the one given."""
+    code = "s = input()\nwhile len(s) > 5:\n    pass\nprint('no')\n"
+    tests = _cases(("x" * 50 + "\n", "yes\n"), ("a\n", "yes\n"))
+    start = time.perf_counter()
+    first = evaluate(code, tests, Limits(time_s=1), pool=pool)
+    assert first.verdict == "wrong_answer" and len(first.cases) == 1, first.to_dict()
+    assert time.perf_counter() - start < 1
+    given = evaluate(code, tests, Limits(time_s=1), pool=pool, smallest_first=False)
+    assert given.verdict == "time_limit" and not given.passed
+    every = evaluate(code, tests, Limits(time_s=1), pool=pool, stop_on_first_failure=False)
+    assert [c.verdict for c in every.cases] == ["time_limit", "wrong_answer"]
+    right = "s = input()\nprint('yes')\n"
+    assert evaluate(right, tests, pool=pool).passed and evaluate(right, tests, pool=pool, smallest_first=False).passed
