@@ -105,7 +105,7 @@ def _ours(items: list[dict], workers: int, timeout: float, **options: Any) -> tu
     start = time.perf_counter()
     results = evaluate_many(jobs(items), Limits(time_s=timeout), workers=workers, **options)
     wall = time.perf_counter() - start
-    return {i["id"]: {"passed": r.passed} for i, r in zip(items, results)}, wall, results
+    return {i["id"]: {"passed": r.passed, "seconds": r.time_s} for i, r in zip(items, results)}, wall, results
 
 
 def _processes(result: Any) -> int:
@@ -137,14 +137,33 @@ def _parent_side_s(items: list[dict]) -> float:
 
 
 def _noop_ms(workers: int, n: int = 200) -> float:
-    """An empty program's cost per sandboxed process on the run's own pool, now."""
+    """An empty program's cost per sandboxed process on the run's own pool, now: the CPU of this
+    process, the fork server and its children (on a shared machine a wall figure would be the load's)."""
     from evaluator import evaluate
     from evaluator.sandbox.pool import shared_pool
 
+    pool = shared_pool(workers)
     tests = {"kind": "stdin", "cases": [{"input": "", "output": ""}] * n}
-    start = time.perf_counter()
-    evaluate("pass", tests, pool=shared_pool(workers), stop_on_first_failure=False)
-    return (time.perf_counter() - start) / n * 1000
+    with pool.worker() as w:
+        pid = w.proc.pid
+        clock = os.sysconf("SC_CLK_TCK")
+        stat = lambda: sum(int(f) for f in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:15]) / clock  # noqa: E731
+        c0, s0 = time.process_time(), stat()
+        evaluate("pass", tests, pool=_One(w), stop_on_first_failure=False)
+        spent = time.process_time() - c0 + stat() - s0
+    return spent / n * 1000
+
+
+class _One:
+    """A pool of the one worker already held (so that its server's CPU is the one read)."""
+
+    def __init__(self, worker: Any) -> None:
+        self.w = worker
+
+    def worker(self, deadline: float | None = None) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext(self.w)
 
 
 def where_time_goes(items: list[dict], results: list, wall: float, workers: int, start_s: float) -> None:
@@ -161,7 +180,7 @@ def where_time_goes(items: list[dict], results: list, wall: float, workers: int,
     parts = {
         f"cases that ran out of time ({len(timed_out)} programs)": sum(r.time_s for r in timed_out),
         "the programs' own CPU": sum(c.cpu_s or 0.0 for r in rest for c in r.cases),
-        f"isolation and process start ({processes} processes x {noop_ms:.2f} ms)": processes * noop_ms / 1000,
+        f"isolation and process start ({processes} processes x {noop_ms:.2f} ms CPU)": processes * noop_ms / 1000,
         "the parent's lifting and comparison": _parent_side_s(items),
     }
     parts["the rest (the judge's asserts, hand-offs)"] = max(0.0, busy - sum(parts.values()))
@@ -207,13 +226,32 @@ def _timed_rounds(common: list[dict], peers: dict[str, tuple[str, str]], workers
 
 def _print_rows(common: list[dict], rows: dict[str, dict]) -> None:
     ours = rows["microcoder-eval"]["wall"]
-    print(f"{'runner':<18}{'best s':>8}{'each round, s':>22}{'programs/s':>12}{'FN':>6}{'FP':>6}{'crashed':>9}"
+    print(f"{'runner':<18}{'best s':>8}  {'each round, s':<22}{'programs/s':>11}{'FN':>5}{'FP':>5}{'crashed':>9}"
           f"{'vs ours':>9}")
     for name, row in rows.items():
         fn, fp, crashed = _errors(common, row["common"])
-        walls = " ".join(f"{w:.1f}" for w in row["walls"]) + ("" if row["stable"] else " (verdicts moved)")
-        print(f"{name:<18}{row['wall']:>8.1f}{walls:>22}{len(common) / row['wall']:>12.1f}{fn:>6}{fp:>6}{crashed:>9}"
-              f"{row['wall'] / ours:>8.2f}x")
+        walls = " ".join(f"{w:.1f}" for w in row["walls"])
+        moved = "" if row["stable"] else "  (verdicts moved between rounds)"
+        print(f"{name:<18}{row['wall']:>8.1f}  {walls:<22}{len(common) / row['wall']:>11.1f}{fn:>5}{fp:>5}{crashed:>9}"
+              f"{row['wall'] / ours:>8.2f}x{moved}")
+
+
+def _print_split(common: list[dict], rows: dict[str, dict], light_s: float = 1.0) -> None:
+    """Each runner's worker-seconds (the sum of its programs' own times, first round) on the programs
+    every runner judged within ``light_s``, where a harness's own cost shows, and on the rest
+    (time limits and slow programs, which cost about the same whatever judges them)."""
+    times = {name: {i: v.get("seconds") for i, v in row["common"].items()} for name, row in rows.items()}
+    if any(None in t.values() for t in times.values()):
+        return
+    light = [i["id"] for i in common if all(t[i["id"]] <= light_s for t in times.values())]
+    heavy = [i["id"] for i in common if i["id"] not in set(light)]
+    ours = times["microcoder-eval"]
+    print(f"worker-seconds (each program's own time, round 1): the {len(light)} programs every runner judged within "
+          f"{light_s:g} s | the {len(heavy)} others")
+    for name, t in times.items():
+        a, b = sum(t[i] for i in light), sum(t[i] for i in heavy)
+        a0, b0 = sum(ours[i] for i in light), sum(ours[i] for i in heavy)
+        print(f"  {name:<18}{a:>8.1f} s{a / a0 if a0 else float('nan'):>7.2f}x | {b:>7.1f} s{b / b0 if b0 else float('nan'):>7.2f}x")
 
 
 def _accuracy_rest(items: list[dict], common: list[dict], rows: dict[str, dict], peers: dict[str, tuple[str, str]],
@@ -259,6 +297,7 @@ def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[
     start_s = time.perf_counter() - start
     rows, ours = _timed_rounds(common, peers, workers, timeout, max(1, rounds))
     _print_rows(common, rows)
+    _print_split(common, rows)
     where_time_goes(common, ours, rows["microcoder-eval"]["walls"][0], workers, start_s)
     if len(common) < len(items):
         _accuracy_rest(items, common, rows, peers, workers, timeout)

@@ -222,6 +222,7 @@ class ForkServer:
         self.out, self.sock = out, sock
         self.pid_sent = False
         self.batch = False  # in a batch every result goes back on the socket, and a pid line only where pids are the host's
+        self.batch_vm = 0  # our virtual size, read once a batch (a case's memory limit is counted from it)
 
     def send(self, obj: dict) -> None:
         self.out.write(json.dumps(obj).encode() + b"\n")
@@ -242,7 +243,7 @@ class ForkServer:
         socket, the next only once the parent says ``n`` (it compares; a failure ends the test)."""
         code, inputs = fds.pop("code"), fds.pop("inputs")
         sizes = [int(n) for n in req["sizes"]]
-        self.batch, offset = True, 0
+        self.batch, self.batch_vm, offset = True, process.vm_size_bytes(), 0
         try:
             for k, size in enumerate(sizes):
                 self.pid_sent = False
@@ -311,7 +312,8 @@ class ForkServer:
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
         cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
         out_cap = int(req["output_mb"]) << 20
-        mem = max(int(req["memory_mb"]) << 20, process.vm_size_bytes() + (256 << 20))
+        vm = self.batch_vm if self.batch and self.batch_vm else process.vm_size_bytes()
+        mem = max(int(req["memory_mb"]) << 20, vm + (256 << 20))
         limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                    "nproc": int(req.get("nproc") or 256)}
         workdir = self.jail.begin_case()
