@@ -266,8 +266,8 @@ class Options:
     ``keep_output``: each case keeps what the program printed or returned; ``lift_asserts``,
     ``batch_calls``, ``prefetch_calls``, ``batch_stdin``: the faster ways to run ``assert``, ``call``
     and ``stdin`` tests, with the same verdicts (see :func:`evaluator.api.evaluate`);
-    ``smallest_first``: a ``stdin`` test that stops at its first failure runs smallest input first
-    (the same pass or fail; the failure reported is the first found); ``workers``: this machine's pool size
+    ``smallest_first``: a ``stdin`` test that stops at its first failure runs its smallest case
+    first, then the others as given (the same pass or fail; the failure reported is the first found); ``workers``: this machine's pool size
     for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
     ``values_many`` makes no more calls of a program after its first time limit."""
 

@@ -93,10 +93,10 @@ def test_a_worker_killed_mid_test_is_that_case_and_the_rest_run_on_a_new_one(poo
     assert evaluate("print(int(input()) ** 2)\n", SQUARES, pool=pool).passed
 
 
-def test_smallest_input_first_finds_the_same_failure_sooner(pool):
-    """Cases run smallest input first when the test stops at its first failure: a program that
-    would spend its time limit on the large case fails on the small one first; pass or fail is the
-    same either way, and with every case run the order is the one given."""
+def test_the_smallest_case_first_finds_the_same_failure_sooner(pool):
+    """The smallest case runs first when the test stops at its first failure: a program that would
+    spend its time limit on a large case fails on the small one first; pass or fail is the same
+    either way, and with every case run the order is the one given."""
     code = "s = input()\nwhile len(s) > 5:\n    pass\nprint('no')\n"
     tests = _cases(("x" * 50 + "\n", "yes\n"), ("a\n", "yes\n"))
     start = time.perf_counter()
@@ -109,3 +109,10 @@ def test_smallest_input_first_finds_the_same_failure_sooner(pool):
     assert [c.verdict for c in every.cases] == ["time_limit", "wrong_answer"]
     right = "s = input()\nprint('yes')\n"
     assert evaluate(right, tests, pool=pool).passed and evaluate(right, tests, pool=pool, smallest_first=False).passed
+
+
+def test_after_the_smallest_case_the_others_keep_their_order(pool):
+    code = "import sys\nprint(sys.stdin.read().strip())\n"
+    tests = _cases(("ccc\n", "ccc\n"), ("a\n", "a\n"), ("bb\n", "bb\n"), ("b\n", "b\n"), ("dddd\n", "dddd\n"))
+    res = evaluate(code, tests, pool=pool, keep_output=True)
+    assert [c.output.strip() for c in res.cases] == ["a", "ccc", "bb", "b", "dddd"]
