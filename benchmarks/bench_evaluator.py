@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_evaluator.py [--sets humaneval,mbpp,leetcode,taco] [--limit N] [--workers N]
     .venv/bin/python benchmarks/bench_evaluator.py --backend ray [--ray-address HOST:PORT] [--batch-size N]
-    .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N]
+    .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N] [--programs FILE] [--rounds N]
+    .venv/bin/python benchmarks/bench_evaluator.py --stdin-cost [--lcb PATH] [--tree PATH]
     .venv/bin/python benchmarks/bench_evaluator.py --baseline-tree /tmp/base [--rounds N] [--limit N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
@@ -19,6 +20,10 @@ The overhead table splits one sandboxed child's cost into its parts (``--parts``
 PID and mount namespaces, uid, Landlock, the rest of the process state, the private ``/tmp``
 reset), before and after process state moved into the fork server, in the same run, and what
 namespaces made once per worker slot would cost instead.
+``--stdin-cost`` (and ``--peers`` first, given ``--lcb``) prints our fixed cost per ``stdin`` test against
+LiveCodeBench's, in parts: process start, isolation, feeding input, reading output, comparison, the
+hand-offs, each runner's whole test and LiveCodeBench's process start a program (:func:`stdin_cost_table`);
+with ``--tree PATH`` the parts are another checkout's (before and after, in turns, by running it twice).
 ``--peers`` runs, on the same programs and in the same run, our evaluator and the harnesses users would
 pick instead (:mod:`benchmarks.peers`: LiveCodeBench's, rLLM/DeepCoder's and verl's ``prime_code``), and
 prints each one's false negatives and false positives against the labels and its wall time, on the mixed
@@ -280,6 +285,168 @@ def overhead_parts(n: int, rounds: int = 5) -> None:
             last = name
 
 
+ECHO = "print(input())\n"  # the stdin program of the fixed-cost table: it reads its input and prints it
+ECHO_IN, ECHO_OUT = "7\n", "7\n"
+
+# One stdin test's parts, each in a loop, in a process set up as a fork server is (modules
+# preloaded, jail entered, process state set once): CPU ms of this process and its children, a test.
+_STDIN_PARTS = r"""
+import gc, io, json, os, resource, sys, time
+from evaluator.compare import compare_stdout
+from evaluator.runtime import harness
+from evaluator.sandbox import jail, pool, process, worker
+n, echo, given, want = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+worker.preload()
+slot, _lock = pool.claim_slot()
+j = jail.Jail(slot)
+process.prepare_server()
+process.set_home("/tmp")
+gc.freeze()
+LIMITS = dict(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
+slice_ = getattr(worker, "_slice", None)  # a tree before batched stdin: the parent's memfd was the child's stdin
+
+def child(body):
+    pid = j.fork()
+    if pid == 0:
+        try:
+            body()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+def confined():
+    process.prepare_child()
+    j.enter()
+    process.set_limits(**LIMITS)
+
+def feed():  # the parent's memfd of the inputs, the server's slice of one case, the child reading it
+    src = pool._memfd("inputs", given)
+    fd = slice_(src, 0, len(given.encode())) if slice_ else os.dup(src)
+    with open(fd, "r", encoding="utf-8", errors="replace") as fh:
+        fh.read()
+    os.close(src)
+
+def read_out():  # the child's stdout and stderr memfds, written, then read back in the parent
+    fds = [os.memfd_create("stdout", 0), os.memfd_create("stderr", 0)]
+    with open(fds[0], "w", encoding="utf-8", closefd=False) as fh:
+        fh.write(want)
+    size = os.fstat(fds[0]).st_size
+    os.pread(fds[0], size, 0).decode("utf-8", "replace")
+    os.pread(fds[1], os.fstat(fds[1]).st_size, 0)
+    for fd in fds:
+        os.close(fd)
+
+def program():  # the program itself: compiled and run on its input, its output kept
+    sys.stdin, out = io.StringIO(given), sys.stdout
+    sys.stdout = io.StringIO()
+    try:
+        exec(compile(echo, "<solution>", "exec", dont_inherit=True), {"__name__": "__main__"})
+    finally:
+        sys.stdout = out
+
+rows = {"process start (fork, PID namespace, exit, reap)": lambda: child(lambda: None),
+        "isolation (mount namespace, /proc, uid, Landlock, rlimits)": lambda: child(confined),
+        "feeding input": feed, "reading output": read_out,
+        "comparison": lambda: compare_stdout(want, want), "the program itself": program}
+def cpu():  # this process's and its reaped children's, to the microsecond
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+spent = dict.fromkeys(rows, 0.0)
+for _ in range(n):  # row after row, so that drift and noise spread over all of them
+    for name, run in rows.items():
+        t0 = cpu()
+        run()
+        spent[name] += cpu() - t0
+out = {name: t / n * 1000 for name, t in spent.items()}
+out["isolation (mount namespace, /proc, uid, Landlock, rlimits)"] -= out["process start (fork, PID namespace, exit, reap)"]
+print(json.dumps(out))
+"""
+
+
+def _cpu_ms_per_test(pool: WorkerPool, n: int) -> tuple[float, float]:
+    """An echo program's ``n`` stdin cases on a warm one-worker pool: wall and CPU (this process,
+    the fork server and its children) per test, in ms."""
+    clock = os.sysconf("SC_CLK_TCK")
+
+    def server_cpu(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / clock  # utime, stime, and its reaped children's
+
+    tests = {"kind": "stdin", "cases": [{"input": ECHO_IN, "output": ECHO_OUT}] * n}
+    evaluate(ECHO, tests, pool=pool, stop_on_first_failure=False)  # warm: the worker, its pages
+    with pool.worker() as w:
+        pid = w.proc.pid
+    c0, s0, start = time.process_time(), server_cpu(pid), time.perf_counter()
+    res = evaluate(ECHO, tests, pool=pool, stop_on_first_failure=False)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - c0 + server_cpu(pid) - s0
+    assert res.passed, res.to_dict()
+    return wall / n * 1000, cpu / n * 1000
+
+
+def stdin_cost_table(n: int = 300, rounds: int = 3, lcb: str | None = None) -> dict:
+    """Our fixed cost per ``stdin`` test against LiveCodeBench's, in parts, on an echo program.
+
+    Ours: the whole test on a warm worker (CPU of every process it takes, and wall), and its
+    parts, each measured alone in a process set up as the fork server (:data:`_STDIN_PARTS`):
+    process start, isolation, feeding input, reading output, comparison, and the program itself;
+    what is left of the whole is the hand-offs between this process, the fork server and the
+    child. LiveCodeBench's (``lcb``: a checkout; :func:`benchmarks.peers.lcb_stdin_cost`): its
+    in-process test loop and its parts, and its process start, once a program. Best of ``rounds``
+    each (in turns); CPU ms. Returns the figures."""
+    tree = _TREE or str(Path(__file__).resolve().parents[1])  # the evaluator measured (--tree: another checkout's)
+    here = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=tree)
+    best: dict[str, dict[str, float]] = {"ours": {}, "lcb": {}}
+    pool = WorkerPool(1)
+    try:
+        for _ in range(rounds):
+            wall, cpu = _cpu_ms_per_test(pool, n)
+            got = {"whole test (wall)": wall, "whole test": cpu}
+            proc = subprocess.run([sys.executable, "-c", _STDIN_PARTS, str(n), ECHO, ECHO_IN, ECHO_OUT],
+                                  capture_output=True, text=True, env=env, cwd=tree, timeout=600)
+            if proc.returncode != 0:
+                print("stdin cost: parts failed:", proc.stderr.strip()[-500:])
+                return {}
+            got.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+            if lcb:
+                proc = subprocess.run([sys.executable, str(Path(here) / "benchmarks" / "peers.py"), "--cost", lcb, str(n)],
+                                      capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=here), timeout=600)
+                if proc.returncode == 0:
+                    _keep_best(best["lcb"], json.loads(proc.stdout.strip().splitlines()[-1]))
+                else:
+                    print("stdin cost: LiveCodeBench's failed:", proc.stderr.strip()[-500:])
+            _keep_best(best["ours"], got)
+    finally:
+        pool.close()
+    _print_stdin_cost(best, n, rounds)
+    return best
+
+
+def _keep_best(into: dict[str, float], got: dict[str, float]) -> None:
+    for key, value in got.items():
+        into[key] = min(into.get(key, float("inf")), value)
+
+
+def _print_stdin_cost(best: dict[str, dict[str, float]], n: int, rounds: int) -> None:
+    ours, lcb = best["ours"], best["lcb"]
+    parts = [k for k in ours if k not in ("whole test", "whole test (wall)", "the program itself")]
+    ours["hand-offs and the rest"] = ours["whole test"] - sum(ours[k] for k in parts) - ours["the program itself"]
+    print(f"\nfixed cost of one stdin test (an echo program, {n} tests a run, best of {rounds}; CPU ms a test, "
+          "every process it takes)")
+    print(f"  {'microcoder-eval (a fresh sandboxed process a test)':<62}{'ms':>8}")
+    for key in parts + ["hand-offs and the rest", "the program itself", "whole test", "whole test (wall)"]:
+        print(f"  {key:<62}{ours[key]:>8.3f}")
+    if lcb:
+        print(f"  {'LiveCodeBench testing_util (every test in one process)':<62}{'ms':>8}")
+        for key, value in lcb.items():
+            print(f"  {key:<62}{value:>8.3f}")
+        fixed = ours["whole test"] - ours["the program itself"]
+        print(f"  ours, the harness's own (whole less the program): {fixed:.3f} ms a test; LiveCodeBench's: "
+              f"{lcb.get('the harness per test', float('nan')):.3f} ms a test + {lcb.get('process start, a program', float('nan')):.1f} ms a program")
+
+
 def _jobs(items: list[dict]) -> list[tuple[str, str, dict]]:
     return [(i["id"], i["code"], i["tests"]) for i in items]
 
@@ -505,6 +672,8 @@ def main() -> None:
     ap.add_argument("--noop", type=int, default=200, help="empty-program tests for the overhead row")
     ap.add_argument("--asserts-only", action="store_true", help="only the assert-block table")
     ap.add_argument("--parts", action="store_true", help="also split a child's overhead into its parts")
+    ap.add_argument("--stdin-cost", action="store_true",
+                    help="only our fixed cost per stdin test, in parts, against LiveCodeBench's (with --lcb)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="ray: only the local pool vs the Ray backend table")
     ap.add_argument("--ray-address", default=None, help="an existing cluster (default: a one-node cluster here)")
@@ -512,18 +681,27 @@ def main() -> None:
     ap.add_argument("--peers", action="store_true", help="only the table against LiveCodeBench's, rLLM's and verl's harnesses")
     ap.add_argument("--lcb", default=None, help="--peers: a LiveCodeBench checkout (github.com/LiveCodeBench/LiveCodeBench)")
     ap.add_argument("--rllm", default=None, help="--peers: an rLLM checkout (github.com/rllm-org/rllm)")
+    ap.add_argument("--programs", default=None,
+                    help="--peers: labelled programs, a JSON-lines file of `microcoder-eval run` jobs with expect_pass")
     ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
-    ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree: runs per tree, in turns (best of)")
+    ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree, --peers: runs per tree or runner, in turns (best of)")
     ap.add_argument("--tree", default=None, help=argparse.SUPPRESS)  # read before the imports, above
     ap.add_argument("--tables-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.tables_json:
         _tables_json(args.limit, args.workers, args.timeout)
         return
+    if args.stdin_cost:
+        stdin_cost_table(max(args.noop, 100), args.rounds if args.rounds != 2 else 3, args.lcb)
+        return
     if args.peers:
         from benchmarks.peer_table import peer_table
 
-        peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm})
+        if args.lcb:
+            stdin_cost_table(max(args.noop, 100), 3, args.lcb)
+
+        peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm},
+                   programs=args.programs, rounds=args.rounds)
         return
     if args.baseline_tree:
         baseline_tree_table(args.baseline_tree, args.rounds, args.limit, args.workers, args.timeout)

@@ -20,7 +20,8 @@ stdin and call tests only, so an ``assert`` block reaches them only where every 
 any other block is counted as unsupported for that peer, never guessed.
 
 Run as a script under the interpreter that has the peer's imports:
-``python benchmarks/peers.py PEER CHECKOUT WORKERS TIMEOUT < items.jsonl > results.jsonl``.
+``python benchmarks/peers.py PEER CHECKOUT WORKERS TIMEOUT < items.jsonl > results.jsonl``, or
+``python benchmarks/peers.py --cost CHECKOUT N``: LiveCodeBench's cost per ``stdin`` test, in parts.
 """
 
 from __future__ import annotations
@@ -177,6 +178,63 @@ def supports(peer: str, tests: dict) -> bool:
     return tests["kind"] == "assert" and "assert-as-calls" in kinds and io_tests(tests) is not None
 
 
+ECHO = "print(input())\n"
+
+
+def _cpu_ms(run: Callable[[], object], n: int) -> float:
+    """CPU ms of this process and its reaped children, a run of ``run``, over ``n`` runs."""
+    import resource
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    start = cpu()
+    for _ in range(n):
+        run()
+    return (cpu() - start) / n * 1000
+
+
+def lcb_stdin_cost(checkout: Path, n: int) -> dict[str, float]:
+    """LiveCodeBench's cost per ``stdin`` test, in parts, on an echo program (CPU ms): its test
+    loop (``grade_stdio``: every test in one process), the mocks that feed a test's input, the
+    capture of its output, the comparison, and the program's process start, once a program
+    (``check_correctness``'s ``Manager`` and forked process). Why here: it imports their code."""
+    import multiprocessing
+
+    sys.path.insert(0, str(checkout))
+    from lcb_runner.evaluation import testing_util as tu
+
+    given, want = "7\n", "7\n"
+    method = tu.get_function(tu.compile_code(tu.make_function(tu.clean_if_name(ECHO)), 6), "wrapped_function")
+
+    def captured() -> None:
+        with tu.Capturing() as out:
+            print(want, end="")
+        tu.get_stripped_lines(out[0])
+
+    def compared() -> None:
+        for a, b in zip(tu.get_stripped_lines(want), tu.get_stripped_lines(want)):
+            if a != b:
+                tu.convert_line_to_decimals(a)
+
+    def started() -> None:  # what check_correctness starts for each program, and the guard it runs there
+        manager = multiprocessing.Manager()
+        result = manager.list()
+        proc = multiprocessing.Process(target=result.append, args=(True,))
+        proc.start()
+        proc.join()
+        manager.shutdown()
+
+    whole = _cpu_ms(lambda: tu.grade_stdio(ECHO, [given] * n, [want] * n, 6), 3) / n
+    parts = {"feeding input (mocked stdin, patched)": _cpu_ms(lambda: tu.call_method(lambda: None, given), n),
+             "reading output (captured stdout)": _cpu_ms(captured, n),
+             "comparison": _cpu_ms(compared, n)}
+    program = _cpu_ms(lambda: tu.call_method(method, given), n) - parts["feeding input (mocked stdin, patched)"]
+    return {**parts, "the harness per test": whole - program, "whole test": whole,
+            "process start, a program": _cpu_ms(started, 10)}
+
+
 _judge: Judge | None = None
 
 
@@ -196,14 +254,21 @@ def _one(item: dict, timeout: float) -> dict:
 
 
 def main() -> None:
+    if sys.argv[1] == "--cost":  # python peers.py --cost CHECKOUT N: LiveCodeBench's stdin parts, as JSON
+        out = sys.stdout
+        sys.stdout = open(os.devnull, "w")
+        cost = lcb_stdin_cost(Path(sys.argv[2]), int(sys.argv[3]))
+        out.write(json.dumps(cost) + "\n")
+        return
     peer, where, workers, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
     items = [json.loads(line) for line in sys.stdin]
     out = sys.stdout
     sys.stdout = open(os.devnull, "w")  # the peers print their debugging; only results go out
-    start = time.perf_counter()
     with ProcessPoolExecutor(workers, initializer=_start, initargs=(peer, where)) as pool:
+        list(pool.map(time.sleep, [0.2] * workers))  # its workers start (and import the peer) before the clock, as ours do
+        start = time.perf_counter()
         results = list(pool.map(_one, items, [timeout] * len(items), chunksize=1))
-    wall = time.perf_counter() - start
+        wall = time.perf_counter() - start
     for r in results:
         out.write(json.dumps(r) + "\n")
     out.write(json.dumps({"wall_s": wall}) + "\n")

@@ -192,19 +192,64 @@ class _Judging:
         report = last_message(run.judge) if run.judge is not None else {}
         if ahead and report.get("status") == "departed" and not run.deadline:
             return self.case(case)  # the test's calls were not the predicted ones: judged one at a time
-        verdict, msg = classify(run, kind)
-        out = CaseResult(Verdict.INTERNAL_ERROR, time_s=round(run.wall_s, 4),
-                         cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
+        out = self._judged(case, run)
         for name, value in _call_times(report).items():
             setattr(out, name, value)
         if ahead and report:
             out.prefetched = report.get("prefetched")
+        return out
+
+    def _judged(self, case: Any | None, run: Run) -> CaseResult:
+        """A case's verdict from how its run ended and, where it ran to the end, its output compared."""
+        kind = self.tests.kind
+        verdict, msg = classify(run, kind)
+        out = CaseResult(Verdict.INTERNAL_ERROR, time_s=round(run.wall_s, 4),
+                         cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
         if self.options.keep_output and kind == "stdin" and run.candidate is not None:
             out.output = run.candidate.stdout
         if verdict is None:
             verdict, msg = self._compare(case, run.candidate) if kind != "assert" else (Verdict.ACCEPTED, "")
         out.verdict, out.message, out.cause = verdict, msg, cause_of(run, verdict)
         return out
+
+    def one_by_one(self, cases: list[Any], plan: lift.Plan | None) -> list[CaseResult]:
+        """Each case (an ``assert`` test's one) as a request of its own, in order, until the first
+        failure where the options say so."""
+        out: list[CaseResult] = []
+        for case in cases:
+            if self._out_of_budget(out, cases):
+                break
+            res = (plan and self.lifted(plan)) or self.case(case, self.options.prefetch_calls)
+            out.append(res)
+            if self.options.stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
+                break
+        return out
+
+    def stdin_cases(self, cases: list[Any], stop: bool) -> list[CaseResult]:
+        """A ``stdin`` test's cases as one request to the worker (``Worker.run_each``): each case
+        still in a fresh process of its own, judged here as it ends, the next run only if the test
+        goes on. The same verdicts as :meth:`case` a case at a time, with one hand-off a case
+        instead of a request, the code sent once (see :func:`batches_stdin`)."""
+        out: list[CaseResult] = []
+        going = [True]
+
+        def judged(raw: dict) -> bool:
+            res = self._judged(cases[len(out)], Run.from_wire(raw))
+            out.append(res)
+            going[0] = not (stop and res.verdict is not Verdict.ACCEPTED) and not self._out_of_budget(out, cases)
+            return going[0]
+
+        while going[0] and len(out) < len(cases) and not self._out_of_budget(out, cases):
+            self.worker.run_each(self.request("stdin"), self.code, [c.input for c in cases[len(out):]], self.deadline,
+                                 judged)
+        return out
+
+    def _out_of_budget(self, out: list[CaseResult], cases: list[Any]) -> bool:
+        """Cases remain and the call's wall budget is spent: they read as time limits (``Cause.WALL_BUDGET``)."""
+        if len(out) < len(cases) and self.deadline is not None and time.monotonic() >= self.deadline:
+            out.append(CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET))
+            return True
+        return False
 
     def _compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
         cmp, checker, opts = _compare(), self.tests.checker, self.options
@@ -220,6 +265,27 @@ class _Judging:
         if verdict is Verdict.WRONG_ANSWER and not msg:
             msg = "output: " + stdout[:SNIPPET]
         return verdict, msg
+
+
+def run_order(tests: Tests, options: Options) -> list[Any]:
+    """The order a test's cases run in: as given, but for a ``stdin`` test that stops at its first
+    failure the smallest input goes first (``Options.smallest_first``). Each case runs alone, so
+    whether the program passes is the same in any order. Why that one: it is the cheapest look at
+    a program (an edge case, in a millisecond), and a wrong program that fails there no longer
+    spends a large case's time limit first; the rest keep the given order, whose first cases (the
+    statement's samples) are where most wrong programs fail."""
+    cases = list(tests.cases)
+    if tests.kind == "stdin" and options.stop_on_first_failure and options.smallest_first and len(cases) > 1:
+        first = min(range(len(cases)), key=lambda k: len(cases[k].input))  # the first of the smallest
+        cases.insert(0, cases.pop(first))
+    return cases
+
+
+def batches_stdin(tests: Tests, worker: Any) -> bool:
+    """Whether a test's cases go to the worker as one request (:meth:`_Judging.stdin_cases`): a
+    ``stdin`` test whose answers are compared here (no special judge, which runs between cases),
+    on a worker whose children have PID namespaces (elsewhere each case's pid line matters)."""
+    return tests.kind == "stdin" and not isinstance(tests.checker, SpecialJudge) and not getattr(worker, "host_pids", True)
 
 
 def evaluate(
@@ -253,6 +319,13 @@ def evaluate(
     (:mod:`evaluator.model`; after a first case alone, where most wrong programs fail); False:
     the reference, each case in a process of its own that first makes the earlier cases' calls
     (same verdicts, quadratic in the cases).
+    ``batch_stdin``: a ``stdin`` test's cases go to the worker as one request, each still in a
+    fresh process of its own, the next started once this one's output compared (:func:`batches_stdin`
+    says where); False: a request a case.
+    ``smallest_first``: a ``stdin`` test that stops at its first failure runs its smallest case
+    first, then the others as given (:func:`run_order`): the same pass or fail, often found sooner;
+    the case that failed is the first found in that order, and ``cases`` lists what ran in that
+    order. False: as given.
     """
     start = time.perf_counter()
     options = Options.of(options, **overrides)
@@ -263,7 +336,7 @@ def evaluate(
     isolation, total = "unknown", 0
     try:
         t = as_tests(tests)
-        todo: list[Any] = [None] if t.kind == "assert" else list(t.cases)
+        todo: list[Any] = [None] if t.kind == "assert" else run_order(t, options)
         total = len(todo)
         if not todo or (t.kind == "assert" and not t.assert_code):
             raise ValueError("tests have no cases")
@@ -273,14 +346,10 @@ def evaluate(
             judging = _Judging(worker, code, t, limits_, deadline, options)
             if t.kind == "call":
                 cases += judging.calls(todo, batch=options.batch_calls, stop=options.stop_on_first_failure)
-            for case in todo if t.kind != "call" else ():
-                if deadline is not None and time.monotonic() >= deadline:
-                    cases.append(CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET))
-                    break
-                res = (plan and judging.lifted(plan)) or judging.case(case, options.prefetch_calls)
-                cases.append(res)
-                if options.stop_on_first_failure and res.verdict is not Verdict.ACCEPTED:
-                    break
+            elif options.batch_stdin and batches_stdin(t, worker):
+                cases += judging.stdin_cases(todo, stop=options.stop_on_first_failure)
+            else:
+                cases += judging.one_by_one(todo, plan)
         verdict = next((c.verdict for c in cases if c.verdict is not Verdict.ACCEPTED), Verdict.ACCEPTED)
     except TimeoutError:
         verdict, total = Verdict.TIME_LIMIT, max(1, total, len(cases))

@@ -264,8 +264,10 @@ class Options:
     ``stop_on_first_failure``: a program's remaining tests are skipped after its first failure;
     ``mode``, ``rel_tol``, ``abs_tol``: how outputs compare (:mod:`evaluator.compare`);
     ``keep_output``: each case keeps what the program printed or returned; ``lift_asserts``,
-    ``batch_calls``, ``prefetch_calls``: the faster ways to run ``assert`` and ``call`` tests, with
-    the same verdicts (see :func:`evaluator.api.evaluate`); ``workers``: this machine's pool size
+    ``batch_calls``, ``prefetch_calls``, ``batch_stdin``: the faster ways to run ``assert``, ``call``
+    and ``stdin`` tests, with the same verdicts (see :func:`evaluator.api.evaluate`);
+    ``smallest_first``: a ``stdin`` test that stops at its first failure runs its smallest case
+    first, then the others as given (the same pass or fail; the failure reported is the first found); ``workers``: this machine's pool size
     for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
     ``values_many`` makes no more calls of a program after its first time limit."""
 
@@ -277,6 +279,8 @@ class Options:
     lift_asserts: bool = True
     batch_calls: bool = True
     prefetch_calls: bool = True
+    batch_stdin: bool = True
+    smallest_first: bool = True
     workers: int | None = None
     stop_after_timeout: bool = False
 

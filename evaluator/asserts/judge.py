@@ -272,6 +272,7 @@ class _Link:
             self.max_call_s = max(self.max_call_s, took)
         if op not in ("global", "setglobal"):
             self.globals.ran(reply.get("g"))
+            self.globals.refresh()
         if "x" in reply:
             raise self.exception(reply["x"], op)
         if "r" not in reply:

@@ -7,7 +7,11 @@ calls, ``from solution import counter`` inside a test function, a module-level l
 appended to. The judge's namespace (:class:`Namespace`) and its ``solution`` module
 (:class:`ProgramModule`) hold the program's names as copies, and read a name again from the
 program when it may have changed: the program said it rebound it (each reply lists the names a
-request rebound), or it holds a mutable value and the program ran since it was read.
+request rebound), or it holds a mutable value and the program ran since it was read. A mutable
+value the test took from the ``solution`` module (``from solution import records``, ``solution.records``)
+may sit in a variable the judge never sees read (a test function's local): it is read again after
+every request that ran the program's code, into the same object (the wire keeps its identity), so
+it holds what the program left there, as the one object would under ``python3``.
 
 Which names are the judge's own, never the program's: the prelude's (``is_same_list``), builtins
 (but for the function under test) and standard-library module names, so no program can decide
@@ -63,6 +67,7 @@ class ProgramGlobals:
         self.stale: set[str] = set()  # rebound since read
         self.volatile: set[str] = set()  # hold mutable values
         self.synced: dict[str, int] = {}
+        self.taken: set[str] = set()  # mutable values handed to the test by the solution module: kept current
         self.activity = 0  # requests the program answered (its code ran)
         self.ns: Namespace | None = None
 
@@ -131,12 +136,24 @@ class ProgramGlobals:
             raise AttributeError(name)
         if name not in self.known:
             raise AttributeError(f"module 'solution' has no attribute {name!r}")
-        if name in self.bound and not self.needs_read(name):
-            return self.bound[name]
         try:
-            return self.read(name)
+            value = self.bound[name] if name in self.bound and not self.needs_read(name) else self.read(name)
         except NameError:
             raise AttributeError(f"module 'solution' has no attribute {name!r}") from None
+        if name in self.volatile:
+            self.taken.add(name)
+        return value
+
+    def refresh(self) -> None:
+        """The program ran: each mutable value the test took from its module read again, in place
+        (see the module doc). A name the program no longer binds is left as the test had it."""
+        for name in sorted(self.taken):
+            if not self.needs_read(name):
+                continue
+            try:
+                self.read(name)
+            except Exception:  # noqa: BLE001 - unbound, or no longer plain data: the test keeps what it had
+                self.taken.discard(name)
 
     def assign(self, name: str, value: Any) -> None:
         """``solution.name = value``: the program's global, rebound."""

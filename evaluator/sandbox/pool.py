@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,9 +38,9 @@ class WorkerDied(RuntimeError):
     pass
 
 
-def _memfd(name: str, text: str) -> int:
+def _memfd(name: str, text: str | bytes) -> int:
     fd = os.memfd_create(name, os.MFD_CLOEXEC)
-    data = text.encode("utf-8", "surrogatepass")
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
@@ -182,11 +183,65 @@ class Worker:
             for fd in fds:
                 os.close(fd)
 
-    def _result(self, timeout: float) -> dict:
-        """The case's result on the socket, and the output its memfds hold."""
-        ready, _, _ = select.select([self.sock], [], [], timeout)
+    def run_each(self, req: dict, code: str, inputs: list[str], deadline: float | None,
+                 judged: Callable[[dict], bool]) -> None:
+        """A ``stdin`` test's cases in one request: each case's raw result (as :meth:`run` gives it)
+        goes to ``judged`` as it comes, and the next case runs only when ``judged`` says True.
+
+        Why: a request a case sent the code again, and waited for a pid line and a result; here the
+        code and the limits travel once, the inputs in one memfd, and a case costs one result and
+        one byte back. Only where the children have a PID namespace (:attr:`host_pids` False): the
+        degraded level needs each case's pid line, and goes a request a case (:meth:`run`)."""
+        data = [text.encode("utf-8", "surrogatepass") for text in inputs]
+        message = json.dumps({**req, "sizes": [len(d) for d in data], "fds": ["code", "inputs"]}).encode()
+        wait = limits.wall_limit(float(req["timeout_s"])) + 30.0
+        failed = self._guarded(lambda: self._send_batch(message, code, b"".join(data), deadline), deadline)
+        if failed is not None:
+            judged(failed)
+            return
+        for k in range(len(data)):
+            got: list = []
+            failed = self._guarded(lambda: got.extend(self._result(self._budget(wait, deadline), lines=True)), deadline)
+            raw, alone = (failed, True) if failed is not None else got
+            if not judged(raw) or alone:  # `alone`: the batch is over (refused, or the worker is gone)
+                if k + 1 < len(data) and not alone:
+                    self._guarded(lambda: self.sock.send(b"s"), deadline)
+                return
+            if k + 1 < len(data) and self._guarded(lambda: self.sock.send(b"n"), deadline) is not None:
+                return  # the worker is gone: the next case reads as that (the caller runs the rest again)
+
+    def _send_batch(self, message: bytes, code: str, inputs: bytes, deadline: float | None) -> None:
+        if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
+            self.start(timeout=self._budget(60.0, deadline))
+        fds = [_memfd("code", code), _memfd("inputs", inputs)]
+        try:
+            socket.send_fds(self.sock, [message], fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _guarded(self, step: Callable[[], object], deadline: float | None) -> dict | None:
+        """Run a step of the exchange; if the worker broke (or the deadline passed) meanwhile, it is
+        discarded and the answer is what :meth:`run` says then, else None."""
+        try:
+            step()
+            return None
+        except (WorkerDied, BrokenPipeError, OSError, ValueError, KeyError) as exc:
+            overdue = deadline is not None and time.monotonic() >= deadline
+            self._discard(None)
+            return {"deadline": True} if overdue else {"worker_died": str(exc)}
+
+    def _result(self, timeout: float, lines: bool = False) -> dict | tuple[dict, bool]:
+        """The case's result on the socket, and the output its memfds hold. ``lines``: a line on
+        stdout (a refused request) answers too; returns (result, whether it came as a line)."""
+        out = self.proc.stdout.fileno() if lines and self.proc and self.proc.stdout else None
+        if out is not None and b"\n" in self._buf:
+            return self._read_line(timeout), True
+        ready, _, _ = select.select([self.sock] + ([out] if out is not None else []), [], [], timeout)
         if not ready:
             raise WorkerDied("worker stopped answering")
+        if self.sock not in ready:
+            return self._read_line(timeout), True
         data, fds, _, _ = socket.recv_fds(self.sock, 1 << 20, 16)
         try:
             if not data:
@@ -213,7 +268,7 @@ class Worker:
                     entry["stderr_tail"] = os.pread(fd, size - start, start).decode("utf-8", "replace")
                 elif what == "message":
                     entry["message"] = os.pread(fd, min(size, MAX_MESSAGE), 0).decode("utf-8", "surrogateescape")
-            return result
+            return (result, False) if lines else result
         finally:
             for fd in fds:
                 os.close(fd)

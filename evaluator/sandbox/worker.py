@@ -18,6 +18,13 @@ program; each starts a call, and each call gets the case's CPU limit, timed here
 program's process (:func:`_cpu_clock`), and extends the block's wall deadline by one limit, up to
 the cap (:mod:`evaluator.sandbox.limits`). Lifted and ``call`` steps are fed here one at a time: the next
 only after the program's reply to the one before has left its process.
+
+A ``stdin`` test's cases may come as one request (``sizes``: each case's input length; the inputs
+in one memfd, the code in another): each case still runs in a fresh child of its own, its input
+copied in the kernel into a memfd of its own (this process never reads it, and no case sees
+another's input), and its result goes back as a single case's does; the next case starts only when
+the parent, which compares, says so (one byte: ``n`` next, ``s`` stop). Where the children's pids
+are the host's (the degraded level) the parent needs each pid line, and sends a request a case.
 """
 
 from __future__ import annotations
@@ -109,6 +116,24 @@ def _copy_into(src: int, path: str) -> None:
         os.close(dst)
 
 
+def _slice(src: int, offset: int, size: int) -> int:
+    """A fresh memfd holding ``size`` bytes of ``src`` from ``offset``, copied in the kernel (its
+    bytes never pass through our memory), positioned at its start: one case's input of a batch."""
+    dst = _memfd("stdin")
+    try:
+        done = 0
+        while done < size:
+            sent = os.sendfile(dst, src, offset + done, size - done)
+            if sent <= 0:
+                raise OSError("the inputs memfd is shorter than its sizes say")
+            done += sent
+        os.lseek(dst, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(dst)
+        raise
+    return dst
+
+
 def _take_text(fd: int) -> str:
     """Read a payload memfd and close it (in a child: the program keeps no descriptor to its inputs)."""
     size = os.fstat(fd).st_size
@@ -196,12 +221,57 @@ class ForkServer:
         gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
         self.out, self.sock = out, sock
         self.pid_sent = False
+        self.batch = False  # in a batch every result goes back on the socket, and a pid line only where pids are the host's
+        self.batch_vm = 0  # our virtual size, read once a batch (a case's memory limit is counted from it)
 
     def send(self, obj: dict) -> None:
         self.out.write(json.dumps(obj).encode() + b"\n")
         self.out.flush()
         if "pid" in obj:
             self.pid_sent = True
+
+    def started(self, pid: int) -> None:
+        """The case's children exist: the pid line, which the parent reads before the result (in a
+        batch only where pids are the host's: elsewhere nothing of a case outlives this process)."""
+        if self.batch and self.jail.pidns_fd is not None:
+            self.pid_sent = True
+        else:
+            self.send({"pid": pid})
+
+    def run_batch(self, req: dict, fds: dict[str, int]) -> None:
+        """A ``stdin`` test's cases, one request: each as :meth:`run_case` runs one, its result on the
+        socket, the next only once the parent says ``n`` (it compares; a failure ends the test)."""
+        code, inputs = fds.pop("code"), fds.pop("inputs")
+        sizes = [int(n) for n in req["sizes"]]
+        self.batch, self.batch_vm, offset = True, process.vm_size_bytes(), 0
+        try:
+            for k, size in enumerate(sizes):
+                self.pid_sent = False
+                result, passed = self._case(req, code, inputs, offset, size)
+                offset += size
+                self.reply(result, passed)
+                for fd in passed.values():
+                    os.close(fd)
+                if k + 1 == len(sizes) or self.sock.recv(16) != b"n":
+                    return
+        finally:
+            self.batch = False
+            for fd in (code, inputs, *fds.values()):
+                os.close(fd)
+
+    def _case(self, req: dict, code: int, inputs: int, offset: int, size: int) -> tuple[dict, dict[str, int]]:
+        """One case of a batch (its own input memfd, its own descriptor of the code); an error of
+        ours is that case's internal error, as a request's is."""
+        fds: dict[str, int] = {}
+        try:
+            fds["stdin"] = _slice(inputs, offset, size)
+            fds["code"] = os.dup(code)
+            return self.run_case(req, fds)
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            if "code" not in fds:  # run_case never had them
+                for fd in fds.values():
+                    os.close(fd)
+            return {"internal_error": f"{type(exc).__name__}: {exc}"}, {}
 
     def reply(self, obj: dict, fds: dict[str, int] | None = None) -> None:
         """The case's result on the socket, with the memfds its numbers do not say (output, replies)."""
@@ -242,7 +312,8 @@ class ForkServer:
         # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
         cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
         out_cap = int(req["output_mb"]) << 20
-        mem = max(int(req["memory_mb"]) << 20, process.vm_size_bytes() + (256 << 20))
+        vm = self.batch_vm if self.batch and self.batch_vm else process.vm_size_bytes()
+        mem = max(int(req["memory_mb"]) << 20, vm + (256 << 20))
         limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                    "nproc": int(req.get("nproc") or 256)}
         workdir = self.jail.begin_case()
@@ -304,7 +375,7 @@ class ForkServer:
                 cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
                 procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
                 os.close(cfds[3])
-            self.send({"pid": procs["candidate"][0]})
+            self.started(procs["candidate"][0])
             results = self._wait(procs, timeout, cap, ticks, feed, bool(req.get("charge_top")))
         finally:
             for fd in fds.values():
@@ -541,6 +612,9 @@ def main() -> None:
             server.jail.close()
             return
         req, fds = got
+        if req.get("sizes") is not None and req.get("kind") == "stdin" and {"code", "inputs"} <= set(fds):
+            server.run_batch(req, fds)
+            continue
         server.pid_sent = False
         passed: dict[str, int] = {}
         try:

@@ -289,6 +289,8 @@ def test_state_between_cases_follows_the_contract_in_both_runs(pool):
 
 
 # -- Python's meaning across the boundary ------------------------------------------------------
+RECORDS_RIGHT = "records = []\ndef add(x):\n    records.append(x)\n    return len(records)\n"
+RECORDS_WRONG = "records = []\ndef add(x):\n    records.insert(0, x)\n    return len(records)\n"
 MEANING = {  # class: (test, fn_name, correct program, wrong or hostile program, pytest style)
     "global_changed_by_a_call": ("assert f(1) == 1\nassert LIMIT == 10\n", "f",
                                  "LIMIT = 10\ndef f(x):\n    return x\n",
@@ -300,6 +302,15 @@ MEANING = {  # class: (test, fn_name, correct program, wrong or hostile program,
         "    from solution import counter\n    assert counter == 2\n", "increment",
         "counter = 0\ndef increment():\n    global counter\n    counter += 1\n",
         "counter = 0\ndef increment():\n    pass\n", True),
+    "module_list_imported_before_calls": (
+        "from solution import add\n\ndef test_records():\n    from solution import records\n    add(1)\n"
+        "    assert add(2) == 2\n    assert records == [1, 2]\n", "add", RECORDS_RIGHT, RECORDS_WRONG, True),
+    "module_list_imported_at_the_top": (
+        "from solution import records, add\n\ndef test_records():\n    add(1)\n    add(2)\n    assert records == [1, 2]\n",
+        "add", RECORDS_RIGHT, RECORDS_WRONG, True),
+    "module_list_read_as_an_attribute": (
+        "import solution\n\ndef test_records():\n    r = solution.records\n    solution.add(1)\n    solution.add(2)\n"
+        "    assert r == [1, 2] and r is solution.records\n", "add", RECORDS_RIGHT, RECORDS_WRONG, True),
     "module_list_changed_in_place": ("add(1)\nadd(2)\nassert items == [1, 2]\n", "add",
                                      "items = []\ndef add(x):\n    items.append(x)\n",
                                      "items = []\ndef add(x):\n    items.insert(0, x)\n", False),
@@ -374,6 +385,17 @@ def test_python_meaning_crosses_the_boundary(pool, name):
     assert res.passed, res.to_dict()
     res = _judge(pool, wrong, tests)
     assert res.verdict in ("wrong_answer", "runtime_error"), res.to_dict()
+
+
+@pytest.mark.parametrize("name", [n for n in MEANING if n.startswith("module_list_")])
+def test_a_module_list_the_test_took_holds_what_the_calls_left_on_every_path(pool, name):
+    """``from solution import records`` before the calls, read after them: the list the program
+    left, as under ``python3``, whether the judge prefetches the calls or makes them one at a time
+    (the list is read again into the same object after each call)."""
+    test, fn, right, wrong, pytest_style = MEANING[name]
+    tests = _assert(test, fn, pytest_style=pytest_style)
+    assert set(_every_path(pool, right, tests)) == {"accepted"}
+    assert set(_every_path(pool, wrong, tests)) == {"wrong_answer"}
 
 
 # The test makes a directory its next call looks for: no prefetched call may run before it.
