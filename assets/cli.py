@@ -225,7 +225,9 @@ def _watch(instance: dg.DagsterInstance, token: str, tasks: list[Task], futures:
                 if task.report.partition or task.report.status != "running":
                     continue
                 for step in task.report.steps.values():
-                    if step.ended is not None and not step.aggregate and (task.report.label, step.name) not in printed_steps:
+                    counted = step.rows_out is not None or step.failed  # else its time is the job line's
+                    if (step.ended is not None and counted and not step.aggregate
+                            and (task.report.label, step.name) not in printed_steps):
                         printed_steps.add((task.report.label, step.name))
                         progress.print(f"{task.report.label}  {format_step(step)}  ({format_duration(step.seconds or 0.0)})")
         if progress.live and not verbose:

@@ -291,7 +291,7 @@ def _total(values: Iterable[int | None]) -> str:
     return f"{sum(known):,}" if known else "-"
 
 
-def summary(reports: list[RunReport], times: dict[str, float], outputs: dict[str, str], top: int = 8) -> str:
+def summary(reports: list[RunReport], times: dict[str, float], outputs: dict[str, str], top: int = 5) -> str:
     """Rows per stage (summed over partitions), the top reject reasons, time per job, where outputs are."""
     stages: dict[str, list[StepReport]] = {}
     reasons: Counter = Counter()
@@ -332,6 +332,5 @@ def outputs_table(reports: list[RunReport], home: str) -> dict[str, str]:
             out["training"] = f"{root}/runs/{r.run_id}" if r.run_id else f"{root}/runs/<run id>"
             if r.facts.get("train_log"):
                 out["train log"] = f"{r.facts['train_log']}  (verl's and Ray's output; --verbose: on the terminal)"
-    out["runs"] = f"DAGSTER_HOME={home}"
-    out["ui"] = f"DAGSTER_HOME={home} .venv/bin/dagster dev  (Runs, filter by tag {INVOCATION_TAG})"
+    out["runs"] = f"DAGSTER_HOME={home} .venv/bin/dagster dev  (the UI: Runs, filter by tag {INVOCATION_TAG})"
     return out

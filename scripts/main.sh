@@ -45,6 +45,7 @@ doing() {
 }
 
 started=$SECONDS
+built=0
 for step in "setup.sh .venv" "setup-train.sh .venv-train" "setup-vllm.sh .venv-vllm"; do
   read -r script env <<<"$step"
   begin=$SECONDS
@@ -70,12 +71,13 @@ for step in "setup.sh .venv" "setup-train.sh .venv-train" "setup-vllm.sh .venv-v
   step_pid=""
   if tail -c "+$((offset + 1))" "$log" | grep -q "^setting up $env "; then
     echo "set-up: $env ready in $(clock $((SECONDS - begin)))"
+    built=$((built + 1))
   else
     echo "set-up: $env reused (unchanged since it was built)"
   fi
 done
 rm -f "$log"
-echo "set-up: $(clock $((SECONDS - started))) in all"
+[ "$built" = 0 ] || echo "set-up: $(clock $((SECONDS - started))) in all"
 trap - INT TERM HUP
 # Difficulty runs on vLLM's CPU build (.venv-vllm), measured faster end to end; translation and
 # everything else on the `sampler` resource's default. MICROCODER_SAMPLER_BACKEND overrides both.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -55,16 +56,40 @@ def _instance(home: Path) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home)))
 
 
-def _started(home: Path, job: str, step: str | None = None) -> bool:
-    """Whether a run of ``job`` began ``step`` (any step when None)."""
-    if not (home / "history" / "runs.db").exists():
+def _running(home: Path, job: str, step: str, partition: str | None = None) -> bool:
+    """Whether a run of ``job`` (of ``partition``) is inside ``step``: started it, not yet ended it.
+    Interrupting there is interrupting a run, not the gap between two (a fast step would end first).
+
+    Reads Dagster's SQLite files read-only: opening a ``DagsterInstance`` while the run is creating
+    the same home would race it on stamping the schema (two heads in ``alembic_version``)."""
+    runs_db = home / "history" / "runs.db"
+    if not runs_db.exists():
         return False
-    with _instance(home) as instance:
-        for run in instance.get_runs(dg.RunsFilter(job_name=job)):
-            records = instance.get_records_for_run(run.run_id, of_type=dg.DagsterEventType.STEP_START).records
-            if any(step is None or r.event_log_entry.dagster_event.step_key == step for r in records):
+    query = "SELECT run_id FROM runs WHERE pipeline_name = ?"
+    args: tuple = (job,)
+    if partition:
+        query += " AND run_id IN (SELECT run_id FROM run_tags WHERE key = 'dagster/partition' AND value = ?)"
+        args += (partition,)
+    try:
+        for (run_id,) in _read(runs_db, query, args):
+            events = home / "history" / "runs" / f"{run_id}.db"
+            if not events.exists():
+                continue
+            kinds = {kind for (kind,) in _read(events, "SELECT dagster_event_type FROM event_logs WHERE step_key = ?",
+                                               (step,))}
+            if "STEP_START" in kinds and not kinds & {"STEP_SUCCESS", "STEP_FAILURE"}:
                 return True
+    except sqlite3.OperationalError:  # a table not created yet, or locked for a moment
+        return False
     return False
+
+
+def _read(path: Path, query: str, args: tuple = ()) -> list[tuple]:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+    try:
+        return connection.execute(query, args).fetchall()
+    finally:
+        connection.close()
 
 
 def _ray_is_up(wrapper: subprocess.Popen) -> bool:
@@ -111,11 +136,12 @@ def test_an_interrupted_run_stops_everything_and_resumes(tmp_path, shared_data):
     data, home = tmp_path / "data", tmp_path / "home"
     env = {**os.environ, "MICROCODER_DATA": str(data), "DAGSTER_HOME": str(home),
            "MICROCODER_TRANSLATION_ENABLED": "false"}  # ingest without the model: the test is about stopping
-    command = [str(Path(sys.executable).with_name("microcoder")), "run", "--sources", "mbpp", "--sample", "1"]
+    command = [str(Path(sys.executable).with_name("microcoder")), "run", "--sources", "leetcode", "--sample", "1"]
     points = [
-        ("ingest", lambda w: _started(home, "ingest_job")),
-        ("verify", lambda w: _started(home, "dataset_job", "verify_problems")),
-        ("training", lambda w: _started(home, "training_job", "grpo_training_run") and _ray_is_up(w)),
+        # LeetCode's Process step takes seconds (2,090 statements): long enough to land inside it
+        ("ingest", lambda w: _running(home, "ingest_job", "process_source", "leetcode")),
+        ("verify", lambda w: _running(home, "dataset_job", "verify_problems")),
+        ("training", lambda w: _running(home, "training_job", "grpo_training_run") and _ray_is_up(w)),
     ]
     for i, (name, when) in enumerate(points):
         report, took, printed = _interrupt(command + (["--from-failure"] if i else []), env, tmp_path, when, name)
@@ -136,5 +162,12 @@ def test_an_interrupted_run_stops_everything_and_resumes(tmp_path, shared_data):
             runs = list(reversed(instance.get_runs(dg.RunsFilter(job_name=job))))  # oldest first
             assert runs[-1].status == dg.DagsterRunStatus.SUCCESS
             assert runs[-1].parent_run_id == runs[-2].run_id  # resumed from the interrupted run, not redone
+        dataset = list(reversed(instance.get_runs(dg.RunsFilter(job_name="dataset_job"))))[-1]
+        resumed = {r.event_log_entry.dagster_event.step_key for r in instance.get_records_for_run(
+            dataset.run_id, of_type=dg.DagsterEventType.STEP_START).records}
+        assert "verify_problems" in resumed and "filter_problems" not in resumed  # Filter finished: kept
+        (leetcode,) = [r for r in instance.get_runs(dg.RunsFilter(job_name="ingest_job", tags={"dagster/partition": "leetcode"}))
+                       if r.status == dg.DagsterRunStatus.SUCCESS]
+        assert leetcode.parent_run_id is not None  # the interrupted partition resumed, from its unfinished step
     assert list((data / "dataset" / "data").glob("train-*.parquet"))
     assert list(data.glob("runs/*/summary.json"))

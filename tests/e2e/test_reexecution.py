@@ -1,10 +1,10 @@
 """A failed ``microcoder run`` is re-executed from failure without redoing what finished.
 
-Three real command-line runs against one Dagster instance: a dropped source file is corrupt
-(its partition fails, the other finishes); after it is replaced, ``--from-failure`` re-executes
-only that partition, from its failed step, and the dataset job then fails at difficulty (the
-model path is wrong); once that is fixed, ``--from-failure`` re-runs only the steps from
-difficulty on, reusing Filter and Verify.
+Two real command-line runs against one Dagster instance: a dropped source file is corrupt (its
+partition fails, the other finishes, nothing downstream runs); after it is replaced,
+``--from-failure`` re-executes only that partition, from its failed step, and then the dataset.
+(A downstream job resumed from its failed step, reusing the steps that finished: the interrupted
+run of tests/e2e/test_interrupt.py.)
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
     broken.write_bytes(b"\x1f\x8b\x08\x00 this is not a gzip stream" * 20)
     home = tmp_path / "home"
     env = {**os.environ, "MICROCODER_DATA": str(tmp_path / "data"), "DAGSTER_HOME": str(home),
-           "MICROCODER_SAMPLER_MODEL": str(tmp_path / "no-such-model")}
+           "MICROCODER_TRANSLATION_ENABLED": "false"}  # HumanEval-XL's statements untranslated: not what this tests
 
     first = _microcoder(env)
     assert first.returncode == 1, first.stdout + first.stderr
@@ -60,13 +60,8 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
     with gzip.open(broken, "wt") as handle:
         handle.writelines(leetcode_lines("train", 25))
     second = _microcoder(env, "--from-failure")
-    assert second.returncode == 1, second.stdout + second.stderr
+    assert second.returncode == 0, second.stdout + second.stderr
     assert "ingest[drop_leetcode_part_a]: finished" in second.stdout
-    assert "dataset_job: FAILED" in second.stdout
-
-    del env["MICROCODER_SAMPLER_MODEL"]
-    third = _microcoder(env, "--from-failure")
-    assert third.returncode == 0, third.stdout + third.stderr
 
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
         (part_a,) = _runs(instance, "ingest_job", "drop_leetcode_part_a")  # finished once, never redone
@@ -76,13 +71,8 @@ def test_failed_run_reexecutes_from_failure(tmp_path, leetcode_lines):
         assert resumed_b.parent_run_id == failed_b.run_id and resumed_b.status == dg.DagsterRunStatus.SUCCESS
         assert _steps_started(instance, failed_b.run_id) == {"collect_source"}
         assert _steps_started(instance, resumed_b.run_id) == {"collect_source", "process_source"}
-
-        failed_ds, resumed_ds = _runs(instance, "dataset_job")
-        assert failed_ds.status == dg.DagsterRunStatus.FAILURE and failed_ds.parent_run_id is None
-        assert resumed_ds.parent_run_id == failed_ds.run_id and resumed_ds.status == dg.DagsterRunStatus.SUCCESS
-        finished_before = {"filter_problems", "verify_problems", "rejected_problems"}
-        assert finished_before <= _steps_started(instance, failed_ds.run_id)
-        assert _steps_started(instance, resumed_ds.run_id) == {"difficulty_scores", "microcoder_dataset"}
+        (dataset,) = _runs(instance, "dataset_job")  # once, after the partial ingest was made whole
+        assert dataset.status == dg.DagsterRunStatus.SUCCESS
 
     shards = tmp_path / "data" / "dataset" / "data"
     trained = pl.read_parquet(str(shards / "train-*.parquet"))

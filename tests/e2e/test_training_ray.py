@@ -123,9 +123,14 @@ def ray_head():
                 time.sleep(1)
         yield Cluster(address, temp, token, headers)
     finally:
-        try:
+        try:  # a graceful `ray start --block` exit takes half a minute; the head's state dies with it anyway
             os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=60)
+            proc.wait(timeout=5)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
         for pid in pids_using(temp):  # anything of this cluster that outlived its group

@@ -149,7 +149,7 @@ def test_profiles_give_one_set_of_defaults():
     paper, demo, algo = TrainingConfig(profile="paper"), TrainingConfig(), PRESETS["microcoder"]
     assert paper.algorithm == algo  # the paper profile is the preset as the paper gives it
     assert (demo.profile, demo.algorithm.samples_per_query, demo.algorithm.max_response_length, demo.steps,
-            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 2)
+            demo.val_max_samples) == ("cpu-demo", 4, 96, 2, 1)
     assert demo.algorithm.updates_per_step == paper.algorithm.updates_per_step == 4
     assert (paper.eval_response_lengths, demo.eval_response_lengths) == ([4096, 8192], [96])
     assert paper.max_model_len == 4096 + 8192 and demo.max_model_len == 4096 + 96
