@@ -301,7 +301,7 @@ def summary(reports: list[RunReport], times: dict[str, float], outputs: dict[str
                 continue
             stages.setdefault(short_name(step.name), []).append(step)
             reasons.update({(short_name(step.name), reason): n for reason, n in step.reasons.items()})
-    lines = ["", "summary"]
+    lines = ["summary"]
     if stages:
         width = max(len(name) for name in stages) + 2
         lines.append(f"  {'stage':<{width}}{'runs':>5}{'rows in':>11}{'rows out':>11}{'rejects':>10}{'time':>10}")
@@ -330,7 +330,7 @@ def outputs_table(reports: list[RunReport], home: str) -> dict[str, str]:
     for r in reports:
         if r.job == "training_job" and r.status == "ok":
             out["training"] = f"{root}/runs/{r.run_id}" if r.run_id else f"{root}/runs/<run id>"
-            if r.facts.get("train_log"):
-                out["train log"] = f"{r.facts['train_log']}  (verl's and Ray's output; --verbose: on the terminal)"
+            if r.facts.get("train_log"):  # verl's and Ray's output
+                out["training"] += f"  (train log: {r.facts['train_log']}; --verbose: on the terminal)"
     out["runs"] = f"DAGSTER_HOME={home} .venv/bin/dagster dev  (the UI: Runs, filter by tag {INVOCATION_TAG})"
     return out
