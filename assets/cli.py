@@ -314,6 +314,11 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
         with ignoring_interrupts():
             pool.shutdown(wait=False, cancel_futures=True)
             return _interrupted(run, stop)
+    except BaseException:  # the report itself failed (`microcoder run | head` closes its pipe): no orphans either
+        with ignoring_interrupts():
+            pool.shutdown(wait=False, cancel_futures=True)
+            stop_descendants()
+        raise
     pool.shutdown()
     run.times["total"] = time.monotonic() - started
     progress.print(summary(run.reports, run.times, outputs_table(run.reports, os.environ["DAGSTER_HOME"])))
