@@ -310,14 +310,12 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     try:
         with terminate_as_interrupt():
             _run_phases(run, phases, pool)
-    except KeyboardInterrupt as stop:
+    except BaseException as stop:  # Ctrl-C, SIGTERM, SIGHUP; or the report itself failed (`| head` closed its pipe)
         with ignoring_interrupts():
             pool.shutdown(wait=False, cancel_futures=True)
-            return _interrupted(run, stop)
-    except BaseException:  # the report itself failed (`microcoder run | head` closes its pipe): no orphans either
-        with ignoring_interrupts():
-            pool.shutdown(wait=False, cancel_futures=True)
-            stop_descendants()
+            if isinstance(stop, KeyboardInterrupt):
+                return _interrupted(run, stop)
+            stop_descendants()  # no orphans either way
         raise
     pool.shutdown()
     run.times["total"] = time.monotonic() - started

@@ -133,6 +133,21 @@ def assert_latency_ms(n: int) -> tuple[float, float]:
     return _latency_ms(run, code + tests["assert_code"], n)
 
 
+# Both parts scripts' one process start: fork (the jail's, unless given), run ``body`` in the
+# child, reap it, then ``after`` here. Needs the script's ``j`` (a jail.Jail).
+_CHILD = r"""
+def child(body, fork=None, after=None):
+    pid = (fork or j.fork)()
+    if pid == 0:
+        try:
+            body()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    if after:
+        after()
+"""
+
 _PARTS = r"""
 import json, os, random, signal, socket, sys, threading, time
 from evaluator.sandbox import jail, landlock, process, worker
@@ -150,17 +165,7 @@ MS = jail.MS_NOSUID | jail.MS_NODEV | jail.MS_NOEXEC
 def own_pidns():  # the next children are born in our own PID namespace
     jail._libc.setns(j.pidns_fd, jail.CLONE_NEWPID)
 
-def child(body, fork=j.fork, after=None):
-    pid = fork()
-    if pid == 0:
-        try:
-            body()
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-    if after:
-        after()
-
+"""+ _CHILD + r"""
 def mntns():
     jail._check(jail._libc.unshare(jail.CLONE_NEWNS), "unshare mnt")
     jail._mount("proc", "/proc", "proc", MS)
@@ -305,15 +310,7 @@ gc.freeze()
 LIMITS = dict(memory_bytes=4 << 30, cpu_s=6, output_bytes=64 << 20, nproc=256)
 slice_ = getattr(worker, "_slice", None)  # a tree before batched stdin: the parent's memfd was the child's stdin
 
-def child(body):
-    pid = j.fork()
-    if pid == 0:
-        try:
-            body()
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
+"""+ _CHILD + r"""
 def confined():
     process.prepare_child()
     j.enter()
