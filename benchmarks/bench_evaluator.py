@@ -682,6 +682,7 @@ def main() -> None:
                     help="--peers: labelled programs, a JSON-lines file of `microcoder-eval run` jobs with expect_pass")
     ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
     ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree, --peers: runs per tree or runner, in turns (best of)")
+    ap.add_argument("--only", default=None, help="--peers: the peers to run, comma-separated (lcb,rllm,prime_code; default: every one found)")
     ap.add_argument("--tree", default=None, help=argparse.SUPPRESS)  # read before the imports, above
     ap.add_argument("--tables-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -698,7 +699,7 @@ def main() -> None:
             stdin_cost_table(max(args.noop, 100), 3, args.lcb)
 
         peer_table(args.limit, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, {"lcb": args.lcb, "rllm": args.rllm},
-                   programs=args.programs, rounds=args.rounds)
+                   programs=args.programs, rounds=args.rounds, only=args.only.split(",") if args.only else None)
         return
     if args.baseline_tree:
         baseline_tree_table(args.baseline_tree, args.rounds, args.limit, args.workers, args.timeout)

@@ -281,12 +281,13 @@ def _accuracy_rest(items: list[dict], common: list[dict], rows: dict[str, dict],
 
 
 def peer_table(limit: int | None, workers: int, timeout: float, checkouts: dict[str, str | None],
-               programs: str | None = None, rounds: int = 2) -> None:
+               programs: str | None = None, rounds: int = 2, only: list[str] | None = None) -> None:
     """Ours and each peer found, on the same labelled programs (``programs``: a file of them, see
     :func:`load_programs`; else the project's mixed set), timed in turns, then where our time went."""
     items = load_programs(programs, limit) if programs else mixed_set(limit)
-    peers = {p: w for p in PEERS if (w := _where(p, checkouts)) is not None}
-    missing = sorted(set(PEERS) - set(peers))
+    wanted = [p for p in PEERS if only is None or p in only]
+    peers = {p: w for p in wanted if (w := _where(p, checkouts)) is not None}
+    missing = sorted(set(wanted) - set(peers))
     common = [i for i in items if all(supports(p, i["tests"]) for p in peers)]
     kinds = Counter(i["tests"]["kind"] for i in common)
     print(f"\npeers on the same programs ({workers} workers, {timeout:g} s a test, {rounds} rounds in turns): "
