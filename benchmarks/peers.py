@@ -13,7 +13,7 @@
   ``default_compute_score`` calls it (``continuous=True``; a score of 1.0 is a pass).
 
 None of their code is kept in this repository: LiveCodeBench and rLLM come from a checkout the user
-names (``--lcb``, ``--rllm``; the README gives the commits measured), verl from its PyPI release.
+names (``--lcb``, ``--rllm``; docs/evaluator.md gives the commits measured), verl from its PyPI release.
 Each peer gets our canonical tests in its own format (:func:`io_tests`): LiveCodeBench and verl run
 stdin and call tests only, so an ``assert`` block reaches them only where every assert is
 ``entry(literals) == literal`` (read through :mod:`evaluator.asserts.lift`, as test generation reads them);

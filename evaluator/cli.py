@@ -1,4 +1,4 @@
-"""``microcoder-eval``: the evaluator's stable command line (README, "Evaluator").
+"""``microcoder-eval``: the evaluator's stable command line (docs/evaluator.md).
 
     microcoder-eval run INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--timeout S] [--memory-mb MB] [--ray-address A]
     microcoder-eval doctor [--ray-address A]   # isolation level and environment, as JSON (each node's)

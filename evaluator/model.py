@@ -6,7 +6,7 @@ a checker as :class:`Checker` (a named standard one) or :class:`SpecialJudge` (a
 :class:`CaseResult` and :class:`Result` of a program. JSON is parsed at the edges only (the CLI,
 the reward, the IO manager) with :meth:`Tests.from_json`, and written with the ``to_dict`` methods.
 
-What a judged program may rely on (the README's "Evaluator" says the same):
+What a judged program may rely on (docs/evaluator.md says the same):
 
 - **What runs where.** The program runs in a jailed process of its own, the candidate. Verdicts
   are made outside it: for ``stdin`` and ``call`` tests by the caller, from what the candidate
@@ -383,7 +383,7 @@ class Result:
         return cls(verdict, [CaseResult(verdict, message, cause=cause)], num_tests=0, isolation=isolation, key=key)
 
     def to_dict(self) -> dict[str, Any]:
-        """The command line's output line (README "Evaluator"), ``key`` as ``id``."""
+        """The command line's output line (docs/evaluator.md), ``key`` as ``id``."""
         return {"id": self.key, "passed": self.passed, "verdict": self.verdict.value,
                 "cases": [c.to_dict() for c in self.cases], "num_tests": self.num_tests,
                 "num_passed": self.num_passed, "time_s": self.time_s, "isolation": self.isolation}

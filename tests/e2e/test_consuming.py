@@ -1,4 +1,4 @@
-"""What the README's "Consuming the shards" and "Scaling out" sections tell users to do, done.
+"""What docs/consuming.md (the README's "Consuming the shards" in full) tells users to do, done.
 
 - load the shards with ``datasets.load_dataset("parquet", ...)`` and with polars;
 - point verl's ``data.train_files`` at ``verl/train.parquet``: load it as verl's RLHFDataset
@@ -243,7 +243,7 @@ def postgres():
 
 
 def postgres_instance_yaml(db: dict) -> str:
-    """The dagster.yaml the README shows, with this server's coordinates. ``scheme`` pins the
+    """The dagster.yaml docs/consuming.md shows, with this server's coordinates. ``scheme`` pins the
     psycopg2 driver dagster-postgres is written for (SQLAlchemy 2.1 defaults to psycopg 3,
     under which dagster's ``NOTIFY run_events, <id>`` fails)."""
     return (

@@ -162,7 +162,7 @@ def test_verl_overrides_print_every_key_the_launcher_passes(capsys):
 
 
 def test_the_smoke_run_keeps_the_gpu_path_at_small_sizes(tmp_path, capsys):
-    """What the README's one-GPU smoke command runs (without --run): the generated problems, 4 updates
+    """What the one-GPU smoke command (README, docs/gpu-and-clusters.md) runs (without --run): the generated problems, 4 updates
     per step, 1K responses tested at 1K and 2K, the same GPU keys."""
     import pyarrow.parquet as pq
 

@@ -72,7 +72,7 @@ class GRPOConfig:
     # pooled (training.grpo.diversity): every response contributes the same number of 4-grams, so
     # longer responses alone do not read as less diverse. The probe samples only that many tokens.
     diversity_tokens: int = 256  # not given in the paper
-    target_diversity: float = 0.5  # the level D converges to: not given in the paper, calibrate it (README)
+    target_diversity: float = 0.5  # the level D converges to: not given in the paper, calibrate it (docs/training.md)
     max_probe_spread: float = 0.15  # probe: spread of D across prompts above which a T is refused
     fluctuation_z: float = 3.0  # training: D's scatter around its trend over the window, in step standard errors
     probe_prompts: int = 16  # training prompts sampled (G each, diversity_tokens long) per candidate before step 1
