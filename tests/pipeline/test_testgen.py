@@ -353,3 +353,17 @@ def test_a_plan_that_does_not_pickle_is_made_again_by_its_owner(processed, monke
     with planning.planner(TestGenConfig(cache=False), 2, len(rows)) as plan:
         cands = plan(rows)
     assert [c.row for c in cands] == rows and all(c.inputs for c in cands[:4])
+
+
+def test_the_phase_recorder_sees_every_phase_and_costs_nothing_when_off(processed):
+    """The benchmark's recorder (:mod:`pipeline.verify.testgen.timing`): on, every phase of a run
+    that has one (the planner's from its processes too); off, a shared no-op that keeps nothing."""
+    from pipeline.verify.testgen import timing
+
+    assert not timing.on() and timing.phase("oracle") is timing.NOTHING
+    timing.add("oracle", 1.0)  # off: dropped
+    with timing.recording() as phases:
+        _verify(processed["mbpp"][:2] + processed["taco"][:2])
+    assert {"references", "planning", "proposing", "validating", "oracle", "adversaries:generated",
+            "adversaries:originals", "selection", "strength"} <= set(phases), sorted(phases)
+    assert all(v >= 0 for v in phases.values()) and phases["planning"] > 0 and not timing.on()

@@ -52,9 +52,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evaluator.backend import EvaluatorBackend, LocalBackend
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
+from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.edges import is_edge
 from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size
 from pipeline.verify.testgen.planning import add_validated, planner
@@ -239,13 +240,25 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
         for name, code in cand.adversaries:
             cand.kind.adversary_job(runs, originals, cand, (ci, name), code, tests, kept)
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
-    for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
-                                       Options(workers=workers, stop_after_timeout=True)):
-        cands[ci].kind.adversary_kills(cands[ci], name, result)
-    for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
-        cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
-        if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
-            cands[ci].killed_by_original.add(name)
+    with timing.phase("adversaries:generated"):
+        for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                           Options(workers=workers, stop_after_timeout=True)):
+            _busy(name, result)
+            cands[ci].kind.adversary_kills(cands[ci], name, result)
+    with timing.phase("adversaries:originals"):
+        for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
+            _busy(name, res)
+            cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
+            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
+                cands[ci].killed_by_original.add(name)
+
+
+def _busy(name: str, result: Result | list[Any]) -> None:
+    """While recording, an adversary run's own time under its family (``busy:mutant``,
+    ``busy:hardcoder``): the families share one batch, so their wall times cannot be told apart."""
+    if timing.on():
+        spent = result.time_s if isinstance(result, Result) else sum(o.time_s for o in result)
+        timing.add("busy:" + name.split(":", 1)[0], spent)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -538,7 +551,8 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
                          "`sampler` resource (vLLM or an OpenAI-compatible server), or turn them off")
     backend = backend or LocalBackend()
     start = time.monotonic()
-    out, todo, hits = _triage(rows, config)
+    with timing.phase("cache"):
+        out, todo, hits = _triage(rows, config)
     workers = workers or os.cpu_count() or 1
     size = config.batch_problems or BATCH_PER_WORKER * workers
     if progress and todo:
@@ -547,13 +561,16 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
         for done in range(0, len(todo), size):
             batch = todo[done : done + size]
             said = _Said(progress, done, len(todo), start, f"batch {done // size + 1}/{-(-len(todo) // size)}")
-            cands = plan([out[index] for index, _ in batch])
+            with timing.phase("planning"):
+                cands = plan([out[index] for index, _ in batch])
             said("inputs made")
             _generate(cands, config, backend=backend, workers=workers, memory_mb=memory_mb, sampler=sampler, said=said)
             for (index, key), cand in zip(batch, cands):
-                columns = finish(cand, config)
+                with timing.phase("selection"):
+                    columns = finish(cand, config)
                 if config.cache:
-                    _store(key, columns)
+                    with timing.phase("cache"):
+                        _store(key, columns)
                 out[index] = {**out[index], **columns}
             said.done += len(batch)
             said("done")
@@ -563,12 +580,15 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
 def _generate(cands: list[Candidate], config: TestGenConfig, *, backend: EvaluatorBackend, workers: int,
               memory_mb: int, sampler: Any, said: Callable[[str], None]) -> None:
     """One batch of planned problems: the model's help, the oracle's answers, the adversaries."""
-    _add_model_help(cands, sampler, config, backend)
-    run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
+    with timing.phase("model"):
+        _add_model_help(cands, sampler, config, backend)
+    with timing.phase("oracle"):
+        run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
     said("references answered")
-    for cand in cands:
-        set_edges_apart(cand)
-        build_adversaries(cand, config)
+    with timing.phase("adversaries:build"):
+        for cand in cands:
+            set_edges_apart(cand)
+            build_adversaries(cand, config)
     run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.adversary_budget_s)
 
 

@@ -60,6 +60,7 @@ class Candidate:
     failed: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
     edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # edges (labelled so): the references' answers
     killed_by_original: set[str] = dataclasses.field(default_factory=set)
+    spent: dict[str, float] = dataclasses.field(default_factory=dict)  # planning's phases, while a benchmark records
 
     @property
     def relations(self) -> dict[str, postconditions.Relation]:
