@@ -13,8 +13,9 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    floats (:func:`float_derived`) is dropped, and so is an answer that breaks a relation every
    example's answer keeps with its input (:mod:`pipeline.verify.testgen.postconditions`);
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
-   first reference run on the original and the generated tests. A mutant that no input tells
-   from the reference may be equivalent: it is counted apart and left out of the score;
+   first reference run on the original tests, and those they let through on the generated ones
+   (an adversary the original tests reject is rejected whatever is selected). A mutant that no
+   input tells from the reference may be equivalent: it is counted apart and left out of the score;
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
@@ -223,34 +224,56 @@ def adversary_limit(cand: Candidate) -> float:
 
 def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, workers: int | None, memory_mb: int,
                     budget_s: float) -> None:
-    """Which generated inputs reject each adversary, and whether the original tests do. An
-    input not run (the budget ran out, or the adversary already looped) rejects nothing here.
-    A problem with no generated input (KodCode's pytest functions) still runs its mutants on its
-    own tests: its mutation score is measured, never ``n/a``."""
-    runs, originals = Runs(), Runs()  # originals: the original tests, where the kind runs them apart
-    for ci, cand in enumerate(cands):
-        tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
-        if not cand.expected:
-            for name, code in cand.adversaries:
-                if name.startswith("mutant:"):
-                    cand.kills[name] = set()
-                    originals.add_tests((ci, name), code, tests)
-            continue
-        kept = sorted(cand.expected)
-        for name, code in cand.adversaries:
-            cand.kind.adversary_job(runs, originals, cand, (ci, name), code, tests, kept)
+    """Whether the original tests reject each adversary, then which generated inputs reject the
+    ones they let through. An input not run (the budget ran out, or the adversary already looped)
+    rejects nothing here. A problem with no generated input (KodCode's pytest functions) still
+    runs its mutants on its own tests: its mutation score is measured, never ``n/a``.
+
+    Why the original tests first: an adversary they reject is rejected whatever is selected (the
+    cover leaves it out, the mutation score counts it killed), so which generated inputs reject it
+    decides nothing, and most mutants fail an original test at once."""
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
+    with timing.phase("adversaries:originals"):
+        _run_originals(cands, backend, workers, limits)
+    runs = Runs()
+    for ci, cand in enumerate(cands):
+        if not cand.expected:
+            continue
+        tests, kept = _adversary_tests(cand), sorted(cand.expected)
+        for name, code in cand.adversaries:
+            if name in cand.killed_by_original:
+                cand.kills[name] = set()  # rejected already: no generated input need reject it
+                continue
+            cand.kind.adversary_job(runs, cand, (ci, name), code, tests, kept)
     with timing.phase("adversaries:generated"):
         for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
                                            Options(workers=workers, stop_after_timeout=True)):
             _busy(name, result)
             cands[ci].kind.adversary_kills(cands[ci], name, result)
-    with timing.phase("adversaries:originals"):
-        for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
-            _busy(name, res)
-            cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
-            if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
-                cands[ci].killed_by_original.add(name)
+
+
+def _adversary_tests(cand: Candidate) -> Tests:
+    """The problem's own tests under the adversaries' time limit (:func:`adversary_limit`)."""
+    return dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
+
+
+def _run_originals(cands: list[Candidate], backend: EvaluatorBackend, workers: int | None, limits: Limits) -> None:
+    """Every adversary on its problem's original tests, each stopping at its first failure
+    (``killed_by_original``); without generated inputs, the mutants only, which score the tests."""
+    originals = Runs()
+    for ci, cand in enumerate(cands):
+        tests = _adversary_tests(cand)
+        for name, code in cand.adversaries:
+            if not cand.expected:
+                if not name.startswith("mutant:"):
+                    continue
+                cand.kills[name] = set()
+            originals.add_tests((ci, name), code, tests)
+    for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
+        _busy(name, res)
+        cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
+        if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
+            cands[ci].killed_by_original.add(name)
 
 
 def _busy(name: str, result: Result | list[Any]) -> None:

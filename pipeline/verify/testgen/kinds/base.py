@@ -204,15 +204,14 @@ class TestKind:
         """The program that memorises the examples the row's statement prints (None: none to write)."""
         raise NotImplementedError
 
-    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
                       kept: list[int]) -> None:
-        """Add an adversary's run on the generated inputs ``kept`` and on the original tests
-        (into ``originals`` where they run apart)."""
+        """Add an adversary's run on the generated inputs ``kept`` (``tests``: the problem's own,
+        for their limits and checker; the driver runs them apart, :func:`~pipeline.verify.testgen.generate.run_adversaries`)."""
         raise NotImplementedError
 
     def adversary_kills(self, cand: Candidate, name: str, result: Any) -> None:
-        """Record which generated inputs rejected the adversary (``cand.kills``), and whether the
-        original tests did, where they ran with them (``cand.killed_by_original``)."""
+        """Record which generated inputs rejected the adversary (``cand.kills``)."""
         raise NotImplementedError
 
     # --- the chosen tests

@@ -82,22 +82,16 @@ class StdinKind(TestKind):
 
         return adversaries.hardcoder_stdin([(c.input, c.output) for c in row["tests"].cases if c.public])
 
-    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
                       kept: list[int]) -> None:
-        inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
-        outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
-        runs.add_tests(key, code, stdin_tests(tests, inputs, outputs))  # the original tests first, in one run
+        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in kept], [cand.expected[i] for i in kept]))
 
     def adversary_kills(self, cand: Candidate, name: str, result: Result) -> None:
-        original = len(cand.row["tests"].cases)
-        failed = {i for i, c in enumerate(result.cases)
-                  if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
         if result.verdict is Verdict.INTERNAL_ERROR:
             return
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[i - original] for i in failed if i >= original}
-        if any(i < original for i in failed):
-            cand.killed_by_original.add(name)
+        cand.kills[name] = {kept[i] for i, c in enumerate(result.cases)
+                            if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
 
     def expected_text(self, answer: Any) -> str | None:
         return answer
