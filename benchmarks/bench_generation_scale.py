@@ -104,6 +104,13 @@ def released(result) -> dict[str, str]:
     return out
 
 
+def kind_counts(pool: list[dict]) -> dict[str, int]:
+    """How many problems of each test kind the whole pool (a full run) holds."""
+    from pipeline.verify.testgen.kinds import kind_for
+
+    return dict(Counter(kind_for(row["tests"]).name for row in pool))
+
+
 def by_kind(pool: list[dict], per_kind: int) -> dict[str, list[dict]]:
     """The first ``per_kind`` problems of the pool (interleaved by source) of each test kind."""
     from pipeline.verify.testgen.kinds import kind_for
@@ -198,8 +205,13 @@ def print_phases(title: str, runs: dict[str, dict]) -> None:
         print("  " + busy_line(k, runs[k]["phases"]))
 
 
+def full_run_seconds(runs: dict[str, dict], groups: dict[str, list[dict]], counts: dict[str, int], rounds: int) -> float:
+    """A full run's seconds on these figures: each kind's seconds a problem times its count in the pool."""
+    return sum(runs[k]["seconds"] / (rounds * len(groups[k])) * counts.get(k, 0) for k in groups)
+
+
 def compare_trees(groups: dict[str, list[dict]], baseline: Path, workers: int, budget_s: float | None,
-                  rounds: int) -> None:
+                  rounds: int, counts: dict[str, int]) -> None:
     """Each kind's problems through the baseline tree and this one, alternating; figures summed over rounds."""
     trees = {"old": baseline.resolve(), "new": TREE}
     runs: dict[str, dict[str, dict]] = {"old": {}, "new": {}}
@@ -222,6 +234,10 @@ def compare_trees(groups: dict[str, list[dict]], baseline: Path, workers: int, b
         n = sum(len(g) for g in groups.values()) if kind == "all" else len(groups[kind])
         print(f"| {kind} | {n} | {old['seconds']:.1f} | {new['seconds']:.1f} | {rounds * n / old['seconds']:.3f} | "
               f"{rounds * n / new['seconds']:.3f} | {old['seconds'] / new['seconds']:.2f}x | {differ} |")
+    old_s, new_s = (full_run_seconds(runs[n], groups, counts, rounds) for n in ("old", "new"))
+    total = sum(counts.get(k, 0) for k in groups)
+    print(f"| full run's mix ({', '.join(f'{k} {counts.get(k, 0)}' for k in groups)}), estimated | {total} | "
+          f"{old_s:.0f} | {new_s:.0f} | {total / old_s:.3f} | {total / new_s:.3f} | {old_s / new_s:.2f}x | |")
     for name in ("old", "new"):
         print_phases(f"{name} tree ({trees[name]})", runs[name])
 
@@ -294,7 +310,7 @@ def main() -> None:
         groups = by_kind(pool, args.per_kind)
         print("problems per kind: " + ", ".join(f"{k} {len(v)}" for k, v in groups.items()), flush=True)
         if args.baseline_tree:
-            compare_trees(groups, args.baseline_tree, args.workers, args.budget_s, args.rounds)
+            compare_trees(groups, args.baseline_tree, args.workers, args.budget_s, args.rounds, kind_counts(pool))
             return
         runs = {}
         for kind, rows in groups.items():
