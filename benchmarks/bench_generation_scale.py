@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -124,14 +125,32 @@ def by_kind(pool: list[dict], per_kind: int) -> dict[str, list[dict]]:
 
 
 def recorded_run(rows: list[dict], workers: int, budget_s: float | None) -> dict:
-    """:func:`run` on the local pool with the phase recorder on, where this tree has one."""
+    """:func:`run` on the local pool with the phase recorder on, where this tree has one; and the
+    CPU seconds it took, this process's and every process it started (the evaluator's workers
+    and what they ran, the planner's pool): on a machine others load too, the steadier figure."""
     try:
         from pipeline.verify.testgen import timing
     except ImportError:  # a tree from before the recorder: its total time only
         timing = None
+    before = _cpu_seconds()
     with timing.recording() if timing else nullcontext(Counter()) as phases:
         figures = run(rows, LocalBackend(), workers, budget_s, quiet=True)
-    return {**figures, "phases": dict(phases)}
+    _close_workers()
+    return {**figures, "phases": dict(phases), "cpu_s": _cpu_seconds() - before}
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (theirs counted in)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _close_workers() -> None:
+    """End the evaluator's workers, so that their CPU (and their programs') counts as a child's."""
+    from evaluator.sandbox import pool
+
+    for workers in list(pool._shared.values()):  # noqa: SLF001 - a benchmark reading the pool it used
+        workers.close()
 
 
 def child(rows_path: Path, out_path: Path, workers: int, budget_s: float | None) -> None:
@@ -205,9 +224,10 @@ def print_phases(title: str, runs: dict[str, dict]) -> None:
         print("  " + busy_line(k, runs[k]["phases"]))
 
 
-def full_run_seconds(runs: dict[str, dict], groups: dict[str, list[dict]], counts: dict[str, int], rounds: int) -> float:
-    """A full run's seconds on these figures: each kind's seconds a problem times its count in the pool."""
-    return sum(runs[k]["seconds"] / (rounds * len(groups[k])) * counts.get(k, 0) for k in groups)
+def full_run_seconds(runs: dict[str, dict], groups: dict[str, list[dict]], counts: dict[str, int], rounds: int,
+                     figure: str = "seconds") -> float:
+    """A full run's seconds (wall, or ``cpu_s``) on these figures: each kind's a problem times its count in the pool."""
+    return sum(runs[k][figure] / (rounds * len(groups[k])) * counts.get(k, 0) for k in groups)
 
 
 def compare_trees(groups: dict[str, list[dict]], baseline: Path, workers: int, budget_s: float | None,
@@ -223,29 +243,34 @@ def compare_trees(groups: dict[str, list[dict]], baseline: Path, workers: int, b
             for name in order:
                 figures = in_tree(trees[name], rows, workers, budget_s)
                 print(f"round {r + 1}, {kind}, {name} tree: {len(rows)} problems in {figures['seconds']:.1f} s "
-                      f"({figures['per_s']:.2f}/s)", flush=True)
+                      f"({figures['per_s']:.2f}/s), {figures['cpu_s']:.0f} CPU s", flush=True)
                 _accumulate(runs[name], kind, figures)
     print(f"\n{workers} workers, {os.cpu_count()} cores, {rounds} round(s); old: {trees['old']}, new: {trees['new']}\n")
-    print("| kind | problems | old s | new s | old problems/s | new problems/s | new / old | tests differ |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| kind | problems | old s | new s | old problems/s | new problems/s | new / old | CPU s old | CPU s new | "
+          "CPU new / old | tests differ |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in [*groups, "all"]:
         old, new = (_total(runs[n]) if kind == "all" else runs[n][kind] for n in ("old", "new"))
         differ = sum(1 for pid, d in new["released"].items() if old["released"].get(pid) != d)
         n = sum(len(g) for g in groups.values()) if kind == "all" else len(groups[kind])
         print(f"| {kind} | {n} | {old['seconds']:.1f} | {new['seconds']:.1f} | {rounds * n / old['seconds']:.3f} | "
-              f"{rounds * n / new['seconds']:.3f} | {old['seconds'] / new['seconds']:.2f}x | {differ} |")
+              f"{rounds * n / new['seconds']:.3f} | {old['seconds'] / new['seconds']:.2f}x | {old['cpu_s']:.0f} | "
+              f"{new['cpu_s']:.0f} | {old['cpu_s'] / new['cpu_s']:.2f}x | {differ} |")
     old_s, new_s = (full_run_seconds(runs[n], groups, counts, rounds) for n in ("old", "new"))
+    old_cpu, new_cpu = (full_run_seconds(runs[n], groups, counts, rounds, "cpu_s") for n in ("old", "new"))
     total = sum(counts.get(k, 0) for k in groups)
     print(f"| full run's mix ({', '.join(f'{k} {counts.get(k, 0)}' for k in groups)}), estimated | {total} | "
-          f"{old_s:.0f} | {new_s:.0f} | {total / old_s:.3f} | {total / new_s:.3f} | {old_s / new_s:.2f}x | |")
+          f"{old_s:.0f} | {new_s:.0f} | {total / old_s:.3f} | {total / new_s:.3f} | {old_s / new_s:.2f}x | "
+          f"{old_cpu:.0f} | {new_cpu:.0f} | {old_cpu / new_cpu:.2f}x | |")
     for name in ("old", "new"):
         print_phases(f"{name} tree ({trees[name]})", runs[name])
 
 
 def _accumulate(into: dict[str, dict], kind: str, figures: dict) -> None:
     """Sum a run's seconds and phases into its kind's (over rounds); the released tests: the first round's."""
-    have = into.setdefault(kind, {"seconds": 0.0, "phases": {}, "released": figures["released"]})
+    have = into.setdefault(kind, {"seconds": 0.0, "cpu_s": 0.0, "phases": {}, "released": figures["released"]})
     have["seconds"] += figures["seconds"]
+    have["cpu_s"] += figures["cpu_s"]
     for k, v in figures["phases"].items():
         have["phases"][k] = have["phases"].get(k, 0.0) + v
 
@@ -255,7 +280,8 @@ def _total(runs: dict[str, dict]) -> dict:
     released: dict[str, str] = {}
     for f in runs.values():
         released.update(f["released"])
-    return {"seconds": sum(f["seconds"] for f in runs.values()), "released": released}
+    return {"seconds": sum(f["seconds"] for f in runs.values()), "cpu_s": sum(f["cpu_s"] for f in runs.values()),
+            "released": released}
 
 
 def plan_seconds(rows: list[dict], workers: int) -> float:
