@@ -38,15 +38,22 @@ class StdinKind(TestKind):
         cand.examples = [c.input for c in cand.row["tests"].cases]
 
     def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
-        from pipeline.verify.testgen.stdin_inputs import grammar_inputs, more_inputs
+        from pipeline.verify.testgen.stdin_inputs import infer_grammar, inputs_from, more_inputs
         from pipeline.verify.testgen.validate import StdinValidator
 
-        grammar, made, cand.note = grammar_inputs(cand.examples, statement, n=n, seed=seed)
+        grammar, cand.note = infer_grammar(cand.examples, statement)
         cand.profile = grammar  # what the examples and the statement say: the generator and the validator read it
-        cand.validator = StdinValidator(grammar, statement, cand.examples).reason
-        yield made
-        if grammar is not None:  # the refused made up for, from the same grammar
-            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1)
+        validator = StdinValidator(grammar, statement, cand.examples)
+        cand.validator = validator.reason
+        if grammar is None:
+            yield []
+            return
+        try:  # the validator parses each made text as the grammar's check does: once, for both
+            made, cand.note = inputs_from(grammar, n=n, seed=seed, keep=validator.parses)
+            yield made
+            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1, keep=validator.parses)  # the refused made up for
+        finally:  # planning is over (this generator closed): parses kept for texts never checked go
+            validator.forget()
 
     def small(self, value: Any) -> bool:
         return isinstance(value, str) and len(value) <= SMALL_STDIN_CHARS
