@@ -148,6 +148,7 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
     for key, result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False, keep_output=True),
                                 Options(workers=workers)):
         ci, role, indices = key
+        _busy("oracle", result)
         per = cands[ci].kind.oracle_answers(cands[ci], key, result)
         if role == "brute":
             witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, per)}
@@ -244,6 +245,10 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
             if name in cand.killed_by_original:
                 cand.kills[name] = set()  # rejected already: no generated input need reject it
                 continue
+            known = cand.kind.known_kills(cand, name, code, kept)
+            if known is not None:
+                cand.kills[name] = known
+                continue
             cand.kind.adversary_job(runs, cand, (ci, name), code, tests, kept)
     with timing.phase("adversaries:generated"):
         for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
@@ -277,8 +282,8 @@ def _run_originals(cands: list[Candidate], backend: EvaluatorBackend, workers: i
 
 
 def _busy(name: str, result: Result | list[Any]) -> None:
-    """While recording, an adversary run's own time under its family (``busy:mutant``,
-    ``busy:hardcoder``): the families share one batch, so their wall times cannot be told apart."""
+    """While recording, a run's own time under its family (``busy:mutant``, ``busy:hardcoder``,
+    ``busy:oracle``): the families share one batch, so their wall times cannot be told apart."""
     if timing.on():
         spent = result.time_s if isinstance(result, Result) else sum(o.time_s for o in result)
         timing.add("busy:" + name.split(":", 1)[0], spent)

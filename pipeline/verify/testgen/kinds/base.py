@@ -214,6 +214,11 @@ class TestKind:
         """Record which generated inputs rejected the adversary (``cand.kills``)."""
         raise NotImplementedError
 
+    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+        """The generated inputs of ``kept`` that reject an adversary whose answers are known without
+        running it, exactly as its run would judge them (None: run it)."""
+        return None
+
     # --- the chosen tests
     def expected_text(self, answer: Any) -> str | None:
         """An answer as a test case's expected output (None: it has no exact text)."""

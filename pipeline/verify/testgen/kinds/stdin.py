@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from evaluator.model import Cause, Checker, Result, SpecialJudge, Verdict
+from evaluator.model import Cause, Checker, Options, Result, SpecialJudge, Verdict
 from pipeline.schema import TestCase, Tests
 from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
 
@@ -25,6 +25,17 @@ def stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = Non
     """``tests`` with these cases (no outputs: empty ones, for a run that only wants the answers)."""
     cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
     return dataclasses.replace(tests, cases=cases)
+
+
+def _accepted(checker: Checker | None, expected: str, actual: str) -> bool:
+    """Whether the evaluator accepts ``actual`` for a case expecting ``expected`` (as
+    :meth:`evaluator.api._Judging._compare` judges a program's output, with default options)."""
+    from evaluator.compare import compare_stdout
+
+    if isinstance(checker, Checker):
+        return checker.check(expected, actual)[0]
+    options = Options()
+    return compare_stdout(expected, actual, mode=options.mode, rel_tol=options.rel_tol, abs_tol=options.abs_tol)
 
 
 @register_kind("stdin")
@@ -99,6 +110,25 @@ class StdinKind(TestKind):
         kept = sorted(cand.expected)
         cand.kills[name] = {kept[i] for i, c in enumerate(result.cases)
                             if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
+
+    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+        """The hardcoder's: what it prints is a table lookup (:func:`~pipeline.verify.testgen.adversaries.hardcoder_stdin_answers`),
+        judged as the evaluator judges a case (the problem's checker, else the robust comparison;
+        a special judge is a program: it runs). A process per input saved: a quarter of a stdin
+        problem's adversary runs."""
+        from pipeline.verify.testgen import adversaries
+
+        tests: Tests = cand.row["tests"]
+        if name != "hardcoder" or isinstance(tests.checker, SpecialJudge):
+            return None
+        examples = [(c.input, c.output) for c in tests.cases if c.public]
+        if code != adversaries.hardcoder_stdin(examples):
+            return None
+        answer = adversaries.hardcoder_stdin_answers(examples)
+        outputs = {i: answer(cand.inputs[i]) for i in kept}
+        if any(out is None for out in outputs.values()):
+            return None
+        return {i for i, out in outputs.items() if not _accepted(tests.checker, cand.expected[i], out)}
 
     def expected_text(self, answer: Any) -> str | None:
         return answer
