@@ -59,10 +59,10 @@ from pipeline.verify.report import GenerationColumns
 from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.edges import is_edge
 from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size
+from pipeline.verify.testgen.kinds.base import answer_limit_s
 from pipeline.verify.testgen.planning import add_validated, planner
 
 BATCH_PER_WORKER = 32  # problems a batch holds per worker, unless ``batch_problems`` says
-REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
 
 
@@ -170,8 +170,7 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
     """The inputs every reference answered cleanly, in time and alike, with the answer, where it
     keeps what every example's answer keeps and the brute force (if it answered) agrees; and how
     many witnesses each answer has (:mod:`pipeline.verify.testgen.witnesses`)."""
-    # a tenth of the limit: a correct program several times slower than the reference still passes
-    limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
+    limit = answer_limit_s(cand)  # a tenth of the problem's limit
     kind, checker = cand.kind, cand.row["tests"].checker
     brute = brute or {}
     for i in range(len(cand.inputs)):

@@ -25,6 +25,7 @@ from pipeline.verify.testgen import linked, postconditions
 from pipeline.verify.testgen.profile import CallProfile
 
 Made = list[tuple[Any, str]]  # new inputs, each with how it was made
+REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 Answer = tuple[bool, Any, float]  # a program's answer to one input: ended cleanly, the answer, its CPU seconds
 
 
@@ -66,6 +67,15 @@ class Candidate:
     def relations(self) -> dict[str, postconditions.Relation]:
         """The relations every example's answer keeps, which the references' answers must keep too."""
         return self.profile.answer_relations if isinstance(self.profile, CallProfile) else {}
+
+
+def answer_limit_s(cand: Candidate) -> float:
+    """The most a reference may take on a generated input (a tenth of the problem's limit): a
+    correct program several times slower than the reference still passes the test. An answer
+    that took longer is no test's (:func:`pipeline.verify.testgen.generate.run_oracle`)."""
+    from evaluator.model import DEFAULT_TIME_S
+
+    return REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
 
 
 class Runs:

@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluator.model import Cause, Checker, Options, Result, SpecialJudge, Verdict
 from pipeline.schema import TestCase, Tests
-from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
+from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, answer_limit_s, append_cases, register_kind
 
 CLEAN = ("accepted", "wrong_answer")  # a reference that ended so answered (its output is the answer)
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -79,7 +79,13 @@ class StdinKind(TestKind):
         return "Read the input from standard input and print the answer."
 
     def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
-        runs.add_tests(key, code, stdin_tests(cand.row["tests"], [cand.inputs[i] for i in indices]))
+        """A reference runs each input under the most it may take on one (:func:`answer_limit_s`),
+        not the problem's whole limit: an answer that takes longer is dropped whatever it is, and
+        each input is a process of its own, so nothing else changes (a brute force keeps the limit)."""
+        tests: Tests = cand.row["tests"]
+        if key[1] != "brute":
+            tests = dataclasses.replace(tests, time_limit_s=round(answer_limit_s(cand), 3))
+        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in indices]))
 
     def oracle_answers(self, cand: Candidate, key: tuple, result: Result) -> list[Answer]:
         per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in result.cases]
