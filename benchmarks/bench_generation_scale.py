@@ -3,6 +3,9 @@ two-node Ray cluster, in one run.
 
     .venv/bin/python benchmarks/bench_generation_scale.py [--sizes 50,100,200,400] [--no-ray | --ray-only] [--workers N]
     .venv/bin/python benchmarks/bench_generation_scale.py --sizes 400 --plan-only   # making the inputs alone
+    .venv/bin/python benchmarks/bench_generation_scale.py --phases --per-kind 40      # where the time goes
+    git worktree add /tmp/gen-base 0e41e3c   # the tree to compare with
+    .venv/bin/python benchmarks/bench_generation_scale.py --baseline-tree /tmp/gen-base --per-kind 40 [--rounds 2]
 
 The problems: every local training source's processed problems that have a reference, taken
 round-robin by source, so that every size mixes the sources as a full run does (``--sizes all``:
@@ -18,17 +21,40 @@ run, so a line fitted over the small sizes would mislead).
 
 On one machine the two "nodes" share its cores: the Ray column measures the cluster path's
 overhead, not a speed-up; run it against a real cluster's address (``--ray-address``) for that.
+
+``--phases``: about ``--per-kind`` problems of each test kind (``stdin``, ``call``, ``assert``,
+``linked``; each kind's sources in their shares of the pool), each kind's in one Verify run on the local pool, with the recorder of
+:mod:`pipeline.verify.testgen.timing` on: seconds per phase (proposing, validating, edges, the
+references' answers, the adversaries, selection, the strength runs that measure the reward) and
+problems per second per kind.
+
+``--baseline-tree PATH``: the same problems through this tree and the one at PATH (a ``git worktree``
+of an earlier commit), each run a fresh process with ``PYTHONPATH`` at its tree, the two trees
+alternating kind by kind (and which goes first alternating too), so a busy machine slows both alike;
+problems per second for each and the ratio, the phases of each tree that records them, and how
+many problems' released tests differ between the trees (the same tests, or a difference to explain
+with ``golden_verify.py`` and ``bench_test_quality.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import pickle
+import resource
+import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# the tree whose pipeline runs: this one, or (in a comparison's child process) the one it names
+TREE = Path(os.environ.get("BENCH_GENERATION_TREE") or Path(__file__).resolve().parents[1])
+sys.path.insert(0, str(TREE))
 
 from evaluator.backend import LocalBackend  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
@@ -53,16 +79,214 @@ def problem_pool() -> list[dict]:
     return pool
 
 
-def run(rows: list[dict], backend, workers: int, budget_s: float | None) -> dict:
+def run(rows: list[dict], backend, workers: int, budget_s: float | None, quiet: bool = False) -> dict:
     generation = TestGenConfig(cache=False)
     if budget_s is not None:
         generation = TestGenConfig(cache=False, oracle_budget_s=budget_s, adversary_budget_s=budget_s)
     config = VerifyConfig(workers=workers, cache=False, generation=generation)
     start = time.perf_counter()
-    result = verify_rows(rows, config, backend=backend, progress=lambda line: print(f"  {line}", flush=True))
+    result = verify_rows(rows, config, backend=backend,
+                         progress=None if quiet else (lambda line: print(f"  {line}", flush=True)))
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "per_s": len(rows) / seconds if seconds else 0.0,
-            "generated": sum(int(r.get("generated_tests") or 0) for r in result.kept), "kept": len(result.kept)}
+            "generated": sum(int(r.get("generated_tests") or 0) for r in result.kept), "kept": len(result.kept),
+            "released": released(result)}
+
+
+def released(result) -> dict[str, str]:
+    """Problem id -> a digest of what a user of the dataset sees of it: its tests (every case, with
+    origin and how it was made) and mutation score, or the reason it was rejected."""
+    out = {}
+    for row in result.kept:
+        text = json.dumps([row["tests"].to_json(), row.get("mutation_score"), row.get("generated_tests")], sort_keys=True)
+        out[str(row["problem_id"])] = hashlib.sha1(text.encode()).hexdigest()
+    for rej in result.rejects:
+        out[str(rej.get("problem_id") or rej.get("source_id"))] = "rejected:" + str(rej["reason"])
+    return out
+
+
+def kind_counts(pool: list[dict]) -> dict[str, int]:
+    """How many problems of each test kind the whole pool (a full run) holds."""
+    from pipeline.verify.testgen.kinds import kind_for
+
+    return dict(Counter(kind_for(row["tests"]).name for row in pool))
+
+
+def by_kind(pool: list[dict], per_kind: int) -> dict[str, list[dict]]:
+    """About ``per_kind`` problems of each test kind, its sources in the shares the whole pool gives
+    them (``assert``: MBPP's 474 of 616 weigh as in a full run, not KodCode's slower 123 as much),
+    each source's first ones: a kind's seconds a problem then stand for a full run's."""
+    from pipeline.verify.testgen.kinds import kind_for
+
+    rows: dict[str, dict[str, list[dict]]] = {}
+    for row in pool:
+        rows.setdefault(kind_for(row["tests"]).name, {}).setdefault(row["source"], []).append(row)
+    groups: dict[str, list[dict]] = {}
+    for name, sources in sorted(rows.items()):
+        total = sum(map(len, sources.values()))
+        groups[name] = [row for found in sources.values()
+                        for row in found[: max(1, round(per_kind * len(found) / total))]]
+    return groups
+
+
+def recorded_run(rows: list[dict], workers: int, budget_s: float | None) -> dict:
+    """:func:`run` on the local pool with the phase recorder on, where this tree has one; and the
+    CPU seconds it took, this process's and every process it started (the evaluator's workers
+    and what they ran, the planner's pool): on a machine others load too, the steadier figure."""
+    try:
+        from pipeline.verify.testgen import timing
+    except ImportError:  # a tree from before the recorder: its total time only
+        timing = None
+    before = _cpu_seconds()
+    with timing.recording() if timing else nullcontext(Counter()) as phases:
+        figures = run(rows, LocalBackend(), workers, budget_s, quiet=True)
+    _close_workers()
+    return {**figures, "phases": dict(phases), "cpu_s": _cpu_seconds() - before}
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (theirs counted in)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _close_workers() -> None:
+    """End the evaluator's workers, so that their CPU (and their programs') counts as a child's."""
+    from evaluator.sandbox import pool
+
+    for workers in list(pool._shared.values()):  # noqa: SLF001 - a benchmark reading the pool it used
+        workers.close()
+
+
+def child(rows_path: Path, out_path: Path, workers: int, budget_s: float | None) -> None:
+    """A comparison's run in a process of its own, on the tree ``BENCH_GENERATION_TREE`` names."""
+    with rows_path.open("rb") as fh:
+        rows = pickle.load(fh)
+    out_path.write_text(json.dumps(recorded_run(rows, workers, budget_s)))
+
+
+def in_tree(tree: Path, rows: list[dict], workers: int, budget_s: float | None) -> dict:
+    """:func:`recorded_run` of ``rows`` in a fresh process whose pipeline is ``tree``'s."""
+    with tempfile.TemporaryDirectory(prefix="bench-generation-") as tmp:
+        rows_path, out_path = Path(tmp) / "rows.pickle", Path(tmp) / "out.json"
+        with rows_path.open("wb") as fh:
+            pickle.dump(rows, fh)
+        env = {**os.environ, "PYTHONPATH": str(tree), "BENCH_GENERATION_TREE": str(tree)}
+        command = [sys.executable, str(Path(__file__).resolve()), "--child", str(rows_path), str(out_path),
+                   "--workers", str(workers)] + (["--budget-s", str(budget_s)] if budget_s is not None else [])
+        subprocess.run(command, env=env, check=True)
+        return json.loads(out_path.read_text())
+
+
+PHASES = (  # (what the table calls it, the recorder's phases it sums); planning's split is its processes' own time
+    ("references (Verify's own)", ("references",)),
+    ("planning: proposing", ("proposing",)),
+    ("planning: validating", ("validating",)),
+    ("planning: edges", ("edges",)),
+    ("oracle (references' answers)", ("oracle",)),
+    ("adversaries: building", ("adversaries:build",)),
+    ("adversaries: on generated inputs", ("adversaries:generated",)),
+    ("adversaries: on the source's tests", ("adversaries:originals",)),
+    ("selection", ("selection",)),
+    ("strength + reward measurement", ("strength",)),
+)
+
+
+def phase_rows(phases: dict[str, float]) -> list[tuple[str, float]]:
+    """The table's phases from a run's recorder: planning's wall time shared out in proportion to
+    its processes' own time on each step (forked processes overlap), the rest as recorded."""
+    planned = ("proposing", "validating", "edges")
+    own = sum(phases.get(k, 0.0) for k in planned)
+    scale = phases.get("planning", 0.0) / own if own else 0.0
+    return [(label, sum(phases.get(k, 0.0) for k in keys) * (scale if keys[0] in planned else 1.0))
+            for label, keys in PHASES]
+
+
+def busy_line(kind: str, phases: dict[str, float]) -> str:
+    """The summed run time of each family of programs that share a batch (adversaries: mutants and
+    the hardcoder; strength: the known-wrong programs and the reference that measures the reward)."""
+    busy = {k.split(":", 1)[1]: v for k, v in phases.items() if k.startswith("busy:")}
+    return f"{kind}: " + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(busy.items()))
+
+
+def print_phases(title: str, runs: dict[str, dict]) -> None:
+    """Seconds per phase (rows) and test kind (columns), and each phase's share of the total."""
+    kinds = [k for k in runs if runs[k].get("phases")]
+    if not kinds:
+        print(f"\n{title}: no phases recorded (a tree from before the recorder)")
+        return
+    tables = {k: phase_rows(runs[k]["phases"]) for k in kinds}
+    total = sum(runs[k]["seconds"] for k in kinds)
+    print(f"\n{title}: seconds per phase\n")
+    print("| phase | " + " | ".join(kinds) + " | all | share |")
+    print("|---|" + "---|" * (len(kinds) + 2))
+    for j, (label, _) in enumerate(tables[kinds[0]]):
+        values = [tables[k][j][1] for k in kinds]
+        print(f"| {label} | " + " | ".join(f"{v:.1f}" for v in values) + f" | {sum(values):.1f} | {sum(values) / total:.0%} |")
+    print("| **total (wall)** | " + " | ".join(f"{runs[k]['seconds']:.1f}" for k in kinds) + f" | {total:.1f} | |")
+    print("\nrun time by family, summed over parallel runs:")
+    for k in kinds:
+        print("  " + busy_line(k, runs[k]["phases"]))
+
+
+def full_run_seconds(runs: dict[str, dict], groups: dict[str, list[dict]], counts: dict[str, int], rounds: int,
+                     figure: str = "seconds") -> float:
+    """A full run's seconds (wall, or ``cpu_s``) on these figures: each kind's a problem times its count in the pool."""
+    return sum(runs[k][figure] / (rounds * len(groups[k])) * counts.get(k, 0) for k in groups)
+
+
+def compare_trees(groups: dict[str, list[dict]], baseline: Path, workers: int, budget_s: float | None,
+                  rounds: int, counts: dict[str, int]) -> None:
+    """Each kind's problems through the baseline tree and this one, alternating; figures summed over rounds."""
+    trees = {"old": baseline.resolve(), "new": TREE}
+    runs: dict[str, dict[str, dict]] = {"old": {}, "new": {}}
+    turn = 0
+    for r in range(rounds):
+        for kind, rows in groups.items():
+            order = ["old", "new"] if turn % 2 == 0 else ["new", "old"]
+            turn += 1
+            for name in order:
+                figures = in_tree(trees[name], rows, workers, budget_s)
+                print(f"round {r + 1}, {kind}, {name} tree: {len(rows)} problems in {figures['seconds']:.1f} s "
+                      f"({figures['per_s']:.2f}/s), {figures['cpu_s']:.0f} CPU s", flush=True)
+                _accumulate(runs[name], kind, figures)
+    print(f"\n{workers} workers, {os.cpu_count()} cores, {rounds} round(s); old: {trees['old']}, new: {trees['new']}\n")
+    print("| kind | problems | old s | new s | old problems/s | new problems/s | new / old | CPU s old | CPU s new | "
+          "CPU new / old | tests differ |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for kind in [*groups, "all"]:
+        old, new = (_total(runs[n]) if kind == "all" else runs[n][kind] for n in ("old", "new"))
+        differ = sum(1 for pid, d in new["released"].items() if old["released"].get(pid) != d)
+        n = sum(len(g) for g in groups.values()) if kind == "all" else len(groups[kind])
+        print(f"| {kind} | {n} | {old['seconds']:.1f} | {new['seconds']:.1f} | {rounds * n / old['seconds']:.3f} | "
+              f"{rounds * n / new['seconds']:.3f} | {old['seconds'] / new['seconds']:.2f}x | {old['cpu_s']:.0f} | "
+              f"{new['cpu_s']:.0f} | {old['cpu_s'] / new['cpu_s']:.2f}x | {differ} |")
+    old_s, new_s = (full_run_seconds(runs[n], groups, counts, rounds) for n in ("old", "new"))
+    old_cpu, new_cpu = (full_run_seconds(runs[n], groups, counts, rounds, "cpu_s") for n in ("old", "new"))
+    total = sum(counts.get(k, 0) for k in groups)
+    print(f"| full run's mix ({', '.join(f'{k} {counts.get(k, 0)}' for k in groups)}), estimated | {total} | "
+          f"{old_s:.0f} | {new_s:.0f} | {total / old_s:.3f} | {total / new_s:.3f} | {old_s / new_s:.2f}x | "
+          f"{old_cpu:.0f} | {new_cpu:.0f} | {old_cpu / new_cpu:.2f}x | |")
+    for name in ("old", "new"):
+        print_phases(f"{name} tree ({trees[name]})", runs[name])
+
+
+def _accumulate(into: dict[str, dict], kind: str, figures: dict) -> None:
+    """Sum a run's seconds and phases into its kind's (over rounds); the released tests: the first round's."""
+    have = into.setdefault(kind, {"seconds": 0.0, "cpu_s": 0.0, "phases": {}, "released": figures["released"]})
+    have["seconds"] += figures["seconds"]
+    have["cpu_s"] += figures["cpu_s"]
+    for k, v in figures["phases"].items():
+        have["phases"][k] = have["phases"].get(k, 0.0) + v
+
+
+def _total(runs: dict[str, dict]) -> dict:
+    """Every kind's figures together."""
+    released: dict[str, str] = {}
+    for f in runs.values():
+        released.update(f["released"])
+    return {"seconds": sum(f["seconds"] for f in runs.values()), "cpu_s": sum(f["cpu_s"] for f in runs.values()),
+            "released": released}
 
 
 def plan_seconds(rows: list[dict], workers: int) -> float:
@@ -102,8 +326,29 @@ def main() -> None:
                              "a generous one makes both backends do the same work, so their times compare")
     parser.add_argument("--plan-only", action="store_true",
                         help="time making the inputs alone: in this one process, then on --workers processes")
+    parser.add_argument("--phases", action="store_true", help="seconds per phase and kind, on --per-kind problems each")
+    parser.add_argument("--baseline-tree", type=Path, default=None,
+                        help="compare with the tree at this path (a git worktree of an earlier commit) on --per-kind problems each")
+    parser.add_argument("--per-kind", type=int, default=40, help="problems of each test kind (--phases, --baseline-tree)")
+    parser.add_argument("--rounds", type=int, default=1, help="--baseline-tree: runs of each tree, alternating")
+    parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)  # ROWS OUT: one comparison run
     args = parser.parse_args()
+    if args.child:
+        child(*args.child, args.workers, args.budget_s)
+        return
     pool = problem_pool()
+    if args.baseline_tree or args.phases:
+        groups = by_kind(pool, args.per_kind)
+        print("problems per kind: " + ", ".join(f"{k} {len(v)}" for k, v in groups.items()), flush=True)
+        if args.baseline_tree:
+            compare_trees(groups, args.baseline_tree, args.workers, args.budget_s, args.rounds, kind_counts(pool))
+            return
+        runs = {}
+        for kind, rows in groups.items():
+            runs[kind] = recorded_run(rows, args.workers, args.budget_s)
+            print(f"{kind}: {len(rows)} problems in {runs[kind]['seconds']:.1f} s ({runs[kind]['per_s']:.2f}/s)", flush=True)
+        print_phases("this tree", runs)
+        return
     sizes = [len(pool) if s == "all" else min(int(s), len(pool)) for s in args.sizes.split(",")]
     if args.plan_only:
         print("| problems | one process, s | s a problem | {w} processes, s | speed-up |\n|---|---|---|---|---|".format(w=args.workers))

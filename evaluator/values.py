@@ -5,8 +5,10 @@ process per answer costs a fork and the sandbox's walls each time. Here the call
 lifted steps of an ``assert`` test do (:mod:`evaluator.runtime.steps`): the program's top level once,
 then each call with the test's CPU limit, each reply decoded in the parent as plain data
 (:func:`evaluator.runtime.wire.loads`; a value that is not plain data is an error, never an object).
-A call that ends the process (a time limit, a crash) fails that call only: the calls after it
-run again in a fresh process.
+A call that raises fails alone and the next call runs in the same process (the request's
+``independent``), as a ``call`` test's cases do: a wrong program that raises on most inputs costs
+one process, not one per input. A call that ends the process (a time limit, a crash) fails that
+call only: the calls after it run again in a fresh process.
 """
 
 from __future__ import annotations
@@ -168,7 +170,7 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     cap = limit * (len(calls) + 1) if cases else limits.block_cap(limit, left)
     if cases and left is not None:
         cap = min(cap, max(left, 0.1))
-    extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases}
+    extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases, "independent": True}
     request = server_request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
         request["prelude"] = CALL_PRELUDE + (t.prelude or "")

@@ -13,7 +13,9 @@ server writes step k to ``step_fd`` only after the reply to step k-1 has left th
 Reply stream on ``reply_fd`` (a pipe the fork server empties): ``{"names": [...]}`` or
 ``{"fatal": error}``, then per step ``{"r": value, "t": seconds}`` or ``{"x": error}`` (for a
 ``call`` case, ``{"v": JSON text}`` or ``{"u": why}``), each followed by a byte on ``tick_fd``.
-A step that raises ends a lifted test; a ``call`` case that raises fails alone.
+A step that raises ends a lifted test; a ``call`` case that raises fails alone, and so does any
+step of a request that says its calls are ``independent`` (the call oracle's,
+:func:`evaluator.values.call_values`: each call answers alone, as a call test's case does).
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
     if "names" not in hello:
         os._exit(0)
     reader = _Steps(step_fd)
+    independent = bool(req.get("independent"))  # a raise fails its step alone: the next ones run
     values: dict[int, object] = {}
     names: dict[int, str] = {}
     i = -1
@@ -148,6 +151,6 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
         except BaseException as exc:  # noqa: BLE001 - whatever it is, it ends the test here
             line = {"x": ops.error(exc)}
         emit(line, *capture.take())
-        if "x" in line and op != "case":
+        if "x" in line and op != "case" and not independent:
             break
     os._exit(0)

@@ -38,6 +38,7 @@ from pipeline.verify.config import VerifyConfig
 from pipeline.verify.references import decide, plan, run_references
 from pipeline.verify.report import outcome_counts
 from pipeline.verify.strength import Role, judge_strength, plan_incorrect
+from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.generate import generate_tests
 
 
@@ -76,7 +77,8 @@ def verify_rows(
     jobs = plan(rows, config)
     if progress:
         progress(f"verifying {len(rows)} problems: {len(jobs)} reference runs")
-    by_problem = run_references(rows, jobs, config, backend)
+    with timing.phase("references"):
+        by_problem = run_references(rows, jobs, config, backend)
     kept, rejects = [], []
     for row in rows:
         verified, reject = decide(row, by_problem.get(row["problem_id"], []), config)
@@ -91,9 +93,12 @@ def verify_rows(
     wrong_jobs = plan_incorrect(kept, config)
     if progress and wrong_jobs:
         progress(f"test strength: {len(wrong_jobs)} known-incorrect programs on {len(kept)} kept problems")
-    wrong_results = backend.evaluate_many(
-        wrong_jobs, Limits(memory_mb=config.memory_mb), Options(workers=config.workers, stop_on_first_failure=True),
-    ) if wrong_jobs else []
+    with timing.phase("strength"):
+        wrong_results = backend.evaluate_many(
+            wrong_jobs, Limits(memory_mb=config.memory_mb), Options(workers=config.workers, stop_on_first_failure=True),
+        ) if wrong_jobs else []
+    for result in wrong_results if timing.on() else ():  # the reward's measurement shares that batch
+        timing.add(f"busy:strength:{result.key[1][0].value}", result.time_s)
     wrong_by_problem: dict[str, list[tuple[Role, Result]]] = {}
     for result in wrong_results:
         pid, role = result.key  # (ProgramRole, index)

@@ -27,6 +27,17 @@ def test_a_raising_or_looping_call_fails_alone():
     assert out[5].ok and not any(o.not_run for o in out)
 
 
+def test_a_raise_costs_no_process_and_the_next_call_runs_after_it():
+    """The calls are independent: one that raises fails alone and the next runs in the same process
+    (module state carried, as a call test's cases carry it), so a program raising on every input
+    is one process, not one per input."""
+    code = "seen = []\ndef f(x):\n    seen.append(x)\n    if x % 2:\n        raise ValueError(x)\n    return len(seen)\n"
+    out = call_values(code, CALL, [((i,), {}) for i in range(6)])
+    assert [o.value if o.ok else o.error.split(":")[0] for o in out] == [1, "ValueError", 3, "ValueError", 5, "ValueError"]
+    code = "class Solution:\n    def __init__(self):\n        raise KeyError('no')\n    def f(self, x):\n        return x\n"
+    assert [o.ok for o in call_values(code, CALL, [((i,), {}) for i in range(3)])] == [False, False, False]
+
+
 def test_calls_not_made_say_so_and_why():
     """After a time limit (``stop_after_timeout``) the rest are not run for the call's own limit;
     past the wall budget, for the budget: typed, never a message to match."""

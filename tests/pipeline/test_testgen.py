@@ -353,3 +353,44 @@ def test_a_plan_that_does_not_pickle_is_made_again_by_its_owner(processed, monke
     with planning.planner(TestGenConfig(cache=False), 2, len(rows)) as plan:
         cands = plan(rows)
     assert [c.row for c in cands] == rows and all(c.inputs for c in cands[:4])
+
+
+def test_the_phase_recorder_sees_every_phase_and_costs_nothing_when_off(processed):
+    """The benchmark's recorder (:mod:`pipeline.verify.testgen.timing`): on, every phase of a run
+    that has one (the planner's from its processes too); off, a shared no-op that keeps nothing."""
+    from pipeline.verify.testgen import timing
+
+    assert not timing.on() and timing.phase("oracle") is timing.NOTHING
+    timing.add("oracle", 1.0)  # off: dropped
+    with timing.recording() as phases:
+        _verify(processed["mbpp"][:2] + processed["taco"][:2])
+    assert {"references", "planning", "proposing", "validating", "oracle", "adversaries:generated",
+            "adversaries:originals", "selection", "strength"} <= set(phases), sorted(phases)
+    assert all(v >= 0 for v in phases.values()) and phases["planning"] > 0 and not timing.on()
+
+
+def test_the_stdin_hardcoders_kills_known_without_running_it_are_the_ones_its_runs_give(processed):
+    """A stdin hardcoder is a table lookup: its kills are computed (no process per input), and
+    they are exactly what running it on every generated input gives."""
+    from evaluator.backend import LocalBackend
+    from evaluator.model import Limits, Options
+    from pipeline.verify.testgen import generate as g
+    from pipeline.verify.testgen.kinds import Runs
+    from pipeline.verify.testgen.planning import planner
+
+    rows = [r for r in _verify(processed["taco"][:8]).kept if r.get("solutions")]
+    with planner(GEN, 1, len(rows)) as plan:
+        cands = plan(rows)
+    g.run_oracle(cands, g._trusted, backend=LocalBackend(), workers=None, memory_mb=1024, budget_s=60)
+    runs, known = Runs(), {}
+    for ci, cand in enumerate(cands):
+        g.build_adversaries(cand, GEN)
+        code = dict(cand.adversaries).get("hardcoder")
+        if code and cand.expected:
+            kept = sorted(cand.expected)
+            known[ci] = cand.kind.known_kills(cand, "hardcoder", code, kept)
+            cand.kind.adversary_job(runs, cand, (ci, "hardcoder"), code, g._adversary_tests(cand), kept)
+    for (ci, name), result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
+        cands[ci].kind.adversary_kills(cands[ci], name, result)
+        assert known[ci] == cands[ci].kills[name]
+    assert len(known) >= 4 and all(k is not None for k in known.values()) and any(known.values())

@@ -43,13 +43,35 @@ def _identifier(name: str) -> str:
     return name
 
 
-def hardcoder_stdin(examples: list[tuple[str, str]]) -> str:
-    """A stdin program printing each example's output for its input (compared as whitespace-split
-    tokens, as judges read input) and the most common example output for anything else."""
+def _stdin_table(examples: list[tuple[str, str]]) -> tuple[dict[tuple[str, ...], str], str]:
+    """What :func:`hardcoder_stdin` memorises: each example input's tokens -> its output, and the
+    most common example output for anything else."""
     table: dict[tuple[str, ...], str] = {}
     for given, expected in examples:
         table.setdefault(tuple(given.split()), expected)
     default = examples[_most_common([out for _, out in examples])][1] if examples else "0\n"
+    return table, default
+
+
+def hardcoder_stdin_answers(examples: list[tuple[str, str]]) -> Callable[[str], str | None]:
+    """What :func:`hardcoder_stdin`'s program prints for an input, computed here rather than in a
+    process of its own (None: an input or answer that is not plain ASCII, whose bytes the
+    sandbox's decoding might read otherwise: run the program for it)."""
+    table, default = _stdin_table(examples)
+    plain = default.isascii() and all(out.isascii() for out in table.values())
+
+    def answer(text: str) -> str | None:
+        if not plain or not text.isascii():
+            return None
+        return table.get(tuple(text.split()), default)
+
+    return answer
+
+
+def hardcoder_stdin(examples: list[tuple[str, str]]) -> str:
+    """A stdin program printing each example's output for its input (compared as whitespace-split
+    tokens, as judges read input) and the most common example output for anything else."""
+    table, default = _stdin_table(examples)
     return (
         "import sys\n\n"
         f"_TABLE = {table!r}\n"

@@ -124,13 +124,13 @@ def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None
     ``budget_s``: wall seconds per sample, after which its remaining inputs reject nothing."""
     cands = [_candidate(row, [(s, code) for s, code in enumerate(programs) if code is not None])
              for row, programs in zip(rows, passing)]
-    runs, ignored = Runs(), Runs()  # the samples passed the original tests: those are not run again apart
+    runs = Runs()  # the samples passed the original tests: those are not run again
     for ci, cand in enumerate(cands):
         if cand is None:
             continue
         kept = sorted(cand.expected)
         for name, code in cand.adversaries:
-            cand.kind.adversary_job(runs, ignored, cand, (ci, name), code, cand.row["tests"], kept)
+            cand.kind.adversary_job(runs, cand, (ci, name), code, cand.row["tests"], kept)
     limits = Limits(time_s=time_s, wall_budget_s=budget_s)
     for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
                                        Options(workers=workers, stop_after_timeout=True)):

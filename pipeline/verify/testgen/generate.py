@@ -13,8 +13,9 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    floats (:func:`float_derived`) is dropped, and so is an answer that breaks a relation every
    example's answer keeps with its input (:mod:`pipeline.verify.testgen.postconditions`);
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
-   first reference run on the original and the generated tests. A mutant that no input tells
-   from the reference may be equivalent: it is counted apart and left out of the score;
+   first reference run on the original tests, and those they let through on the generated ones
+   (an adversary the original tests reject is rejected whatever is selected). A mutant that no
+   input tells from the reference may be equivalent: it is counted apart and left out of the score;
 4. selection: greedily the generated tests that reject the most adversaries not yet rejected,
    then others by kind of input, up to ``max_tests`` and ``max_reference_s`` of summed
    reference time, and while the reward's estimated time stays within ``max_reward_s`` (50 ms:
@@ -52,15 +53,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evaluator.backend import EvaluatorBackend, LocalBackend
-from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Verdict
+from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
+from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.edges import is_edge
 from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size
+from pipeline.verify.testgen.kinds.base import answer_limit_s
 from pipeline.verify.testgen.planning import add_validated, planner
 
 BATCH_PER_WORKER = 32  # problems a batch holds per worker, unless ``batch_problems`` says
-REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
 
 
@@ -146,6 +148,7 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
     for key, result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False, keep_output=True),
                                 Options(workers=workers)):
         ci, role, indices = key
+        _busy("oracle", result)
         per = cands[ci].kind.oracle_answers(cands[ci], key, result)
         if role == "brute":
             witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, per)}
@@ -167,8 +170,7 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
     """The inputs every reference answered cleanly, in time and alike, with the answer, where it
     keeps what every example's answer keeps and the brute force (if it answered) agrees; and how
     many witnesses each answer has (:mod:`pipeline.verify.testgen.witnesses`)."""
-    # a tenth of the limit: a correct program several times slower than the reference still passes
-    limit = REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
+    limit = answer_limit_s(cand)  # a tenth of the problem's limit
     kind, checker = cand.kind, cand.row["tests"].checker
     brute = brute or {}
     for i in range(len(cand.inputs)):
@@ -222,30 +224,68 @@ def adversary_limit(cand: Candidate) -> float:
 
 def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, workers: int | None, memory_mb: int,
                     budget_s: float) -> None:
-    """Which generated inputs reject each adversary, and whether the original tests do. An
-    input not run (the budget ran out, or the adversary already looped) rejects nothing here.
-    A problem with no generated input (KodCode's pytest functions) still runs its mutants on its
-    own tests: its mutation score is measured, never ``n/a``."""
-    runs, originals = Runs(), Runs()  # originals: the original tests, where the kind runs them apart
-    for ci, cand in enumerate(cands):
-        tests: Tests = dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
-        if not cand.expected:
-            for name, code in cand.adversaries:
-                if name.startswith("mutant:"):
-                    cand.kills[name] = set()
-                    originals.add_tests((ci, name), code, tests)
-            continue
-        kept = sorted(cand.expected)
-        for name, code in cand.adversaries:
-            cand.kind.adversary_job(runs, originals, cand, (ci, name), code, tests, kept)
+    """Whether the original tests reject each adversary, then which generated inputs reject the
+    ones they let through. An input not run (the budget ran out, or the adversary already looped)
+    rejects nothing here. A problem with no generated input (KodCode's pytest functions) still
+    runs its mutants on its own tests: its mutation score is measured, never ``n/a``.
+
+    Why the original tests first: an adversary they reject is rejected whatever is selected (the
+    cover leaves it out, the mutation score counts it killed), so which generated inputs reject it
+    decides nothing, and most mutants fail an original test at once."""
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
-    for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
-                                       Options(workers=workers, stop_after_timeout=True)):
-        cands[ci].kind.adversary_kills(cands[ci], name, result)
+    with timing.phase("adversaries:originals"):
+        _run_originals(cands, backend, workers, limits)
+    runs = Runs()
+    for ci, cand in enumerate(cands):
+        if not cand.expected:
+            continue
+        tests, kept = _adversary_tests(cand), sorted(cand.expected)
+        for name, code in cand.adversaries:
+            if name in cand.killed_by_original:
+                cand.kills[name] = set()  # rejected already: no generated input need reject it
+                continue
+            known = cand.kind.known_kills(cand, name, code, kept)
+            if known is not None:
+                cand.kills[name] = known
+                continue
+            cand.kind.adversary_job(runs, cand, (ci, name), code, tests, kept)
+    with timing.phase("adversaries:generated"):
+        for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                           Options(workers=workers, stop_after_timeout=True)):
+            _busy(name, result)
+            cands[ci].kind.adversary_kills(cands[ci], name, result)
+
+
+def _adversary_tests(cand: Candidate) -> Tests:
+    """The problem's own tests under the adversaries' time limit (:func:`adversary_limit`)."""
+    return dataclasses.replace(cand.row["tests"], time_limit_s=adversary_limit(cand))
+
+
+def _run_originals(cands: list[Candidate], backend: EvaluatorBackend, workers: int | None, limits: Limits) -> None:
+    """Every adversary on its problem's original tests, each stopping at its first failure
+    (``killed_by_original``); without generated inputs, the mutants only, which score the tests."""
+    originals = Runs()
+    for ci, cand in enumerate(cands):
+        tests = _adversary_tests(cand)
+        for name, code in cand.adversaries:
+            if not cand.expected:
+                if not name.startswith("mutant:"):
+                    continue
+                cand.kills[name] = set()
+            originals.add_tests((ci, name), code, tests)
     for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
+        _busy(name, res)
         cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
         if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
             cands[ci].killed_by_original.add(name)
+
+
+def _busy(name: str, result: Result | list[Any]) -> None:
+    """While recording, a run's own time under its family (``busy:mutant``, ``busy:hardcoder``,
+    ``busy:oracle``): the families share one batch, so their wall times cannot be told apart."""
+    if timing.on():
+        spent = result.time_s if isinstance(result, Result) else sum(o.time_s for o in result)
+        timing.add("busy:" + name.split(":", 1)[0], spent)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -538,7 +578,8 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
                          "`sampler` resource (vLLM or an OpenAI-compatible server), or turn them off")
     backend = backend or LocalBackend()
     start = time.monotonic()
-    out, todo, hits = _triage(rows, config)
+    with timing.phase("cache"):
+        out, todo, hits = _triage(rows, config)
     workers = workers or os.cpu_count() or 1
     size = config.batch_problems or BATCH_PER_WORKER * workers
     if progress and todo:
@@ -547,13 +588,16 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
         for done in range(0, len(todo), size):
             batch = todo[done : done + size]
             said = _Said(progress, done, len(todo), start, f"batch {done // size + 1}/{-(-len(todo) // size)}")
-            cands = plan([out[index] for index, _ in batch])
+            with timing.phase("planning"):
+                cands = plan([out[index] for index, _ in batch])
             said("inputs made")
             _generate(cands, config, backend=backend, workers=workers, memory_mb=memory_mb, sampler=sampler, said=said)
             for (index, key), cand in zip(batch, cands):
-                columns = finish(cand, config)
+                with timing.phase("selection"):
+                    columns = finish(cand, config)
                 if config.cache:
-                    _store(key, columns)
+                    with timing.phase("cache"):
+                        _store(key, columns)
                 out[index] = {**out[index], **columns}
             said.done += len(batch)
             said("done")
@@ -563,12 +607,15 @@ def generate_tests(rows: list[dict[str, Any]], config: TestGenConfig, *, backend
 def _generate(cands: list[Candidate], config: TestGenConfig, *, backend: EvaluatorBackend, workers: int,
               memory_mb: int, sampler: Any, said: Callable[[str], None]) -> None:
     """One batch of planned problems: the model's help, the oracle's answers, the adversaries."""
-    _add_model_help(cands, sampler, config, backend)
-    run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
+    with timing.phase("model"):
+        _add_model_help(cands, sampler, config, backend)
+    with timing.phase("oracle"):
+        run_oracle(cands, _trusted, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.oracle_budget_s)
     said("references answered")
-    for cand in cands:
-        set_edges_apart(cand)
-        build_adversaries(cand, config)
+    with timing.phase("adversaries:build"):
+        for cand in cands:
+            set_edges_apart(cand)
+            build_adversaries(cand, config)
     run_adversaries(cands, backend=backend, workers=workers, memory_mb=memory_mb, budget_s=config.adversary_budget_s)
 
 

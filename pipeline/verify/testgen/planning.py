@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.kinds import Candidate, kind_for
 
 
@@ -38,13 +40,14 @@ def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
     cand = Candidate(row, kind_for(row["tests"]))
     statement = statement_text(row)  # with the constraints a source keeps apart
     try:
-        cand.kind.examples(cand, statement)
+        with _clock(cand, "proposing"):
+            cand.kind.examples(cand, statement)
         if cand.note is None:
             n = max(1, round(config.inputs * cand.kind.inputs_share))
             batches = cand.kind.propose(cand, statement, n, config.seed)
-            add_validated(cand, next(batches, []), n)
+            _validated_batch(cand, batches, n)
             if cand.invalid and len(cand.inputs) < n:  # make up for the refused
-                add_validated(cand, next(batches, []), n)
+                _validated_batch(cand, batches, n)
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
         cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
@@ -54,6 +57,33 @@ def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
             cand.note = "every generated input was refused by the validator (" + ", ".join(
                 f"{why} {n}" for why, n in cand.invalid.most_common(3)) + ")"
     return cand
+
+
+def _validated_batch(cand: Candidate, batches: Iterator[list[tuple[Any, str]]], n: int) -> None:
+    """The kind's next batch of proposed inputs, validated (each step timed apart while recording)."""
+    with _clock(cand, "proposing"):
+        made = next(batches, [])
+    with _clock(cand, "validating"):
+        add_validated(cand, made, n)
+
+
+class _Clock:
+    """Adds its block's wall time to ``cand.spent[name]``: planning may run in a forked
+    process, whose figures reach the driver on the pickled candidate, not in its recorder."""
+
+    def __init__(self, cand: Candidate, name: str) -> None:
+        self.cand, self.name, self.start = cand, name, 0.0
+
+    def __enter__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __exit__(self, *_: object) -> None:
+        self.cand.spent[self.name] = self.cand.spent.get(self.name, 0.0) + time.perf_counter() - self.start
+
+
+def _clock(cand: Candidate, name: str) -> Any:
+    """A :class:`_Clock` while a benchmark records (:mod:`pipeline.verify.testgen.timing`); a no-op otherwise."""
+    return _Clock(cand, name) if timing.on() else timing.NOTHING
 
 
 def add_validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> None:
@@ -76,7 +106,8 @@ def add_edges(cand: Candidate, config: PlanSettings) -> None:
     if not config.edges or not cand.inputs:
         return
     try:
-        made = cand.kind.edges(cand, config.edges)
+        with _clock(cand, "edges"):
+            made = cand.kind.edges(cand, config.edges)
     except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
         return
     seen = {repr(x) for x in cand.inputs}
@@ -112,6 +143,12 @@ class Planner:
         self.config, self.pool = config, pool
 
     def __call__(self, rows: list[dict[str, Any]]) -> list[Candidate]:
+        cands = self._plan(rows)
+        for cand in cands:
+            timing.add_all(cand.spent)
+        return cands
+
+    def _plan(self, rows: list[dict[str, Any]]) -> list[Candidate]:
         if self.pool is None:
             return [plan(row, self.config) for row in rows]
         cands = []

@@ -241,8 +241,8 @@ class _Gen:
                 s = e.vec
                 k = self.rng.randint(1, max(1, (s.len_max or 3)))
             k = max(0, k)
-            self.need(k, k)
             rest = src[len(e.prefix):] if src is not None else []
+            self.need(self.least_bytes(e.vec, k, rest, env), k)
             toks.extend(self.vector(e.vec, k, rest, env))
         self.emit(toks)
 
@@ -280,6 +280,26 @@ class _Gen:
             if p.get("sorted") or p.get("strict"):
                 out = [str(v) for v in sorted(int(t) for t in out)]
         return out
+
+    def least_bytes(self, s: Scalar, k: int, src: list, env: dict) -> int:
+        """Bytes that ``k`` values of a vector take at least, each with its separator: an attempt
+        bound to pass :data:`MAX_BYTES` gives up before drawing a million of them, as it would
+        after (the same inputs: a given-up attempt's draws are its own, see :func:`_one`). A
+        number is a character or more; one :meth:`fast_ints` draws, as many as the shortest in its range."""
+        if s.kind not in ("int", "float"):
+            return k  # a string may be empty
+        if s.kind == "float" or src or (s.vprops or {}).get("perm") or s.sid in self.sum_left:
+            return 2 * k
+        lo, hi = self.fast_range(s, env)
+        shortest = 1 if lo <= 0 <= hi else len(str(lo if lo > 0 else hi))
+        return (shortest + 1) * k
+
+    def fast_range(self, s: Scalar, env: dict) -> tuple[int, int]:
+        """The range :meth:`fast_ints` draws from (every mode's values lie in it)."""
+        lo, hi = int(s.lo), int(s.hi)
+        if s.rel_var is not None and env.get(s.rel_var) is not None:
+            hi = min(hi, env[s.rel_var])
+        return lo, max(hi, lo)
 
     def permutation(self, s: Scalar, k: int, src: list) -> list[str]:
         """A vector the examples show to be a permutation: the source kept (unless mutating), two of its
@@ -320,11 +340,8 @@ class _Gen:
 
     def fast_ints(self, s: Scalar, k: int, env: dict) -> list[str]:
         """``k`` values of a vector at once (what :meth:`int_value` would draw, without its per-call cost)."""
-        lo, hi, small = int(s.lo), int(s.hi), int(s.small_hi)
-        if s.rel_var is not None and env.get(s.rel_var) is not None:
-            hi = min(hi, env[s.rel_var])
-        hi = max(hi, lo)
-        small = max(lo, min(hi, small))
+        lo, hi = self.fast_range(s, env)
+        small = max(lo, min(hi, int(s.small_hi)))
         if self.mode == "boundary":
             one = {"lo": lo, "lo1": min(hi, lo + 1), "hi": hi}.get(self.policy)
             if one is not None:

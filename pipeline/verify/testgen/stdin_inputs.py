@@ -10,36 +10,54 @@ structure explains the examples).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pipeline.verify.testgen.stdin_generate import generate
 from pipeline.verify.testgen.stdin_grammar import Grammar
 from pipeline.verify.testgen.stdin_infer import NoStructure, infer
 
-__all__ = ["grammar_inputs", "more_inputs", "stdin_inputs"]
+__all__ = ["grammar_inputs", "infer_grammar", "inputs_from", "more_inputs", "stdin_inputs"]
+Keep = Callable[[str], bool]  # whether a made text has the grammar's structure (default: Grammar.parses)
+
+
+def infer_grammar(examples: list[str], statement: str = "") -> tuple[Grammar | None, str | None]:
+    """``(grammar, None)``, or ``(None, reason)`` when no structure could be inferred; never raises."""
+    try:
+        return infer(examples, statement), None
+    except NoStructure as exc:
+        return None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - contract: never raises; an inference bug costs this problem its inputs
+        return None, f"inference failed: {type(exc).__name__}: {exc}"[:300]
+
+
+def inputs_from(g: Grammar, *, n: int, seed: int, keep: Keep | None = None) -> tuple[list[tuple[str, str]], str | None]:
+    """``(inputs, None)`` from an inferred grammar, or ``([], reason)``; never raises. ``keep``:
+    the check that each made text has the grammar's structure (a validator that parses it anyway
+    keeps the parse: :meth:`pipeline.verify.testgen.validate.StdinValidator.parses`)."""
+    try:
+        made = [m for m in generate(g, n=n, seed=seed) if (keep or g.parses)(m[0])]  # never one that breaks its own grammar
+    except Exception as exc:  # noqa: BLE001 - same contract for generation
+        return [], f"generation failed: {type(exc).__name__}: {exc}"[:300]
+    if not made:
+        return [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
+    return made, None
 
 
 def grammar_inputs(examples: list[str], statement: str = "", *, n: int = 20,
                    seed: int = 0) -> tuple[Grammar | None, list[tuple[str, str]], str | None]:
     """``(grammar, inputs, None)``, or ``(grammar or None, [], reason)`` when no structure could be
     inferred or nothing generated; never raises. The grammar is the profile the validator reads too."""
-    try:
-        g = infer(examples, statement)
-    except NoStructure as exc:
-        return None, [], str(exc)
-    except Exception as exc:  # noqa: BLE001 - contract: never raises; an inference bug costs this problem its inputs
-        return None, [], f"inference failed: {type(exc).__name__}: {exc}"[:300]
-    try:
-        made = [m for m in generate(g, n=n, seed=seed) if g.parses(m[0])]  # never one that breaks its own grammar
-    except Exception as exc:  # noqa: BLE001 - same contract for generation
-        return g, [], f"generation failed: {type(exc).__name__}: {exc}"[:300]
-    if not made:
-        return g, [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
-    return g, made, None
+    g, reason = infer_grammar(examples, statement)
+    if g is None:
+        return None, [], reason
+    made, reason = inputs_from(g, n=n, seed=seed)
+    return g, made, reason
 
 
-def more_inputs(grammar: Grammar, *, n: int, seed: int) -> list[tuple[str, str]]:
+def more_inputs(grammar: Grammar, *, n: int, seed: int, keep: Keep | None = None) -> list[tuple[str, str]]:
     """More inputs from a grammar already inferred (to make up for refused ones); never raises."""
     try:
-        return [m for m in generate(grammar, n=n, seed=seed) if grammar.parses(m[0])]
+        return [m for m in generate(grammar, n=n, seed=seed) if (keep or grammar.parses)(m[0])]
     except Exception:  # noqa: BLE001 - same contract as grammar_inputs: no more inputs
         return []
 

@@ -407,8 +407,10 @@ class _ExampleRules:
         connected = tree or (info["connected"] and self.promised.get("connected"))
         return tree, simple, connected
 
-    def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans]) -> None:
-        parsed = self.g.parse_tree(text)
+    def check(self, text: str, stated: tuple[_Spans, _Spans, _Spans], parsed: tuple[list, list] | None = None) -> None:
+        """Raises :class:`_Invalid` where ``text`` breaks what every example shares (``parsed``: its
+        parse, where the caller has it)."""
+        parsed = parsed if parsed is not None else self.g.parse_tree(text)
         if parsed is not None:  # a text the grammar does not parse: the grammar may be what is wrong
             self._visit(parsed, stated)
 
@@ -418,8 +420,26 @@ class StdinValidator:
 
     def __init__(self, grammar: Any, statement: str = "", examples: list[str] | None = None) -> None:
         texts = list(examples if examples is not None else (grammar.examples if grammar is not None else []))
+        self.grammar = grammar
         self.statement = _StatementRules(statement or "", texts)
         self.examples = _ExampleRules(grammar, statement or "", self.statement.promised) if grammar is not None else None
+        self._parsed: dict[str, tuple[list, list]] = {}  # text -> its parse, from :meth:`parses` to its check
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_parsed": {}}  # parses kept for a check to come are no part of the validator
+
+    def parses(self, text: str) -> bool:
+        """Whether the grammar parses ``text`` (:meth:`~pipeline.verify.testgen.stdin_grammar.Grammar.parses`);
+        the parse is kept for its check (:meth:`reason`), which would read the text again: a
+        generated input is tokenized and parsed once, not three times and twice."""
+        parsed = self.grammar.parse_tree(text) if self.grammar is not None else None
+        if parsed is not None:
+            self._parsed[text] = parsed
+        return parsed is not None
+
+    def forget(self) -> None:
+        """Drop the parses kept for checks that did not come (texts past the count wanted)."""
+        self._parsed.clear()
 
     def reason(self, text: str) -> str | None:
         why = self.explain(text)
@@ -427,10 +447,11 @@ class StdinValidator:
 
     def explain(self, text: str) -> str | None:
         """``reason: what`` (``value_range: l=8910 outside [1, 100]``), or None where the input is valid."""
+        parsed = self._parsed.pop(text, None)
         try:
-            read = self.statement.check(rows_of(text))
+            read = self.statement.check(parsed[0] if parsed is not None else rows_of(text))
             if self.examples is not None:
-                self.examples.check(text, self.statement.stated(read))
+                self.examples.check(text, self.statement.stated(read), parsed)
         except _Invalid as why:
             return ": ".join(str(a) for a in why.args)
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input, never the problem

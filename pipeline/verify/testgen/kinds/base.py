@@ -25,6 +25,7 @@ from pipeline.verify.testgen import linked, postconditions
 from pipeline.verify.testgen.profile import CallProfile
 
 Made = list[tuple[Any, str]]  # new inputs, each with how it was made
+REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 Answer = tuple[bool, Any, float]  # a program's answer to one input: ended cleanly, the answer, its CPU seconds
 
 
@@ -60,11 +61,21 @@ class Candidate:
     failed: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
     edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # edges (labelled so): the references' answers
     killed_by_original: set[str] = dataclasses.field(default_factory=set)
+    spent: dict[str, float] = dataclasses.field(default_factory=dict)  # planning's phases, while a benchmark records
 
     @property
     def relations(self) -> dict[str, postconditions.Relation]:
         """The relations every example's answer keeps, which the references' answers must keep too."""
         return self.profile.answer_relations if isinstance(self.profile, CallProfile) else {}
+
+
+def answer_limit_s(cand: Candidate) -> float:
+    """The most a reference may take on a generated input (a tenth of the problem's limit): a
+    correct program several times slower than the reference still passes the test. An answer
+    that took longer is no test's (:func:`pipeline.verify.testgen.generate.run_oracle`)."""
+    from evaluator.model import DEFAULT_TIME_S
+
+    return REFERENCE_SHARE * (cand.row["tests"].time_limit_s or DEFAULT_TIME_S)
 
 
 class Runs:
@@ -203,16 +214,20 @@ class TestKind:
         """The program that memorises the examples the row's statement prints (None: none to write)."""
         raise NotImplementedError
 
-    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
                       kept: list[int]) -> None:
-        """Add an adversary's run on the generated inputs ``kept`` and on the original tests
-        (into ``originals`` where they run apart)."""
+        """Add an adversary's run on the generated inputs ``kept`` (``tests``: the problem's own,
+        for their limits and checker; the driver runs them apart, :func:`~pipeline.verify.testgen.generate.run_adversaries`)."""
         raise NotImplementedError
 
     def adversary_kills(self, cand: Candidate, name: str, result: Any) -> None:
-        """Record which generated inputs rejected the adversary (``cand.kills``), and whether the
-        original tests did, where they ran with them (``cand.killed_by_original``)."""
+        """Record which generated inputs rejected the adversary (``cand.kills``)."""
         raise NotImplementedError
+
+    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+        """The generated inputs of ``kept`` that reject an adversary whose answers are known without
+        running it, exactly as its run would judge them (None: run it)."""
+        return None
 
     # --- the chosen tests
     def expected_text(self, answer: Any) -> str | None:

@@ -170,10 +170,9 @@ class CallKind(TestKind):
         tests: Tests = row["tests"]
         return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
 
-    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
                       kept: list[int]) -> None:
         runs.add_calls(key, self.program(cand, code), tests, [cand.inputs[i] for i in kept], self.call_entry(cand, code))
-        originals.add_tests(key, code, tests)
 
     def adversary_kills(self, cand: Candidate, name: str, result: list[CallOutcome]) -> None:
         kept = sorted(cand.expected)

@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from evaluator.model import Cause, Checker, Result, SpecialJudge, Verdict
+from evaluator.model import Cause, Checker, Options, Result, SpecialJudge, Verdict
 from pipeline.schema import TestCase, Tests
-from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
+from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, answer_limit_s, append_cases, register_kind
 
 CLEAN = ("accepted", "wrong_answer")  # a reference that ended so answered (its output is the answer)
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -25,6 +25,17 @@ def stdin_tests(tests: Tests, inputs: list[str], outputs: list[str] | None = Non
     """``tests`` with these cases (no outputs: empty ones, for a run that only wants the answers)."""
     cases = [TestCase(text, "" if outputs is None else outputs[i]) for i, text in enumerate(inputs)]
     return dataclasses.replace(tests, cases=cases)
+
+
+def _accepted(checker: Checker | None, expected: str, actual: str) -> bool:
+    """Whether the evaluator accepts ``actual`` for a case expecting ``expected`` (as
+    :meth:`evaluator.api._Judging._compare` judges a program's output, with default options)."""
+    from evaluator.compare import compare_stdout
+
+    if isinstance(checker, Checker):
+        return checker.check(expected, actual)[0]
+    options = Options()
+    return compare_stdout(expected, actual, mode=options.mode, rel_tol=options.rel_tol, abs_tol=options.abs_tol)
 
 
 @register_kind("stdin")
@@ -38,15 +49,22 @@ class StdinKind(TestKind):
         cand.examples = [c.input for c in cand.row["tests"].cases]
 
     def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
-        from pipeline.verify.testgen.stdin_inputs import grammar_inputs, more_inputs
+        from pipeline.verify.testgen.stdin_inputs import infer_grammar, inputs_from, more_inputs
         from pipeline.verify.testgen.validate import StdinValidator
 
-        grammar, made, cand.note = grammar_inputs(cand.examples, statement, n=n, seed=seed)
+        grammar, cand.note = infer_grammar(cand.examples, statement)
         cand.profile = grammar  # what the examples and the statement say: the generator and the validator read it
-        cand.validator = StdinValidator(grammar, statement, cand.examples).reason
-        yield made
-        if grammar is not None:  # the refused made up for, from the same grammar
-            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1)
+        validator = StdinValidator(grammar, statement, cand.examples)
+        cand.validator = validator.reason
+        if grammar is None:
+            yield []
+            return
+        try:  # the validator parses each made text as the grammar's check does: once, for both
+            made, cand.note = inputs_from(grammar, n=n, seed=seed, keep=validator.parses)
+            yield made
+            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1, keep=validator.parses)  # the refused made up for
+        finally:  # planning is over (this generator closed): parses kept for texts never checked go
+            validator.forget()
 
     def small(self, value: Any) -> bool:
         return isinstance(value, str) and len(value) <= SMALL_STDIN_CHARS
@@ -61,7 +79,13 @@ class StdinKind(TestKind):
         return "Read the input from standard input and print the answer."
 
     def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
-        runs.add_tests(key, code, stdin_tests(cand.row["tests"], [cand.inputs[i] for i in indices]))
+        """A reference runs each input under the most it may take on one (:func:`answer_limit_s`),
+        not the problem's whole limit: an answer that takes longer is dropped whatever it is, and
+        each input is a process of its own, so nothing else changes (a brute force keeps the limit)."""
+        tests: Tests = cand.row["tests"]
+        if key[1] != "brute":
+            tests = dataclasses.replace(tests, time_limit_s=round(answer_limit_s(cand), 3))
+        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in indices]))
 
     def oracle_answers(self, cand: Candidate, key: tuple, result: Result) -> list[Answer]:
         per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in result.cases]
@@ -82,22 +106,35 @@ class StdinKind(TestKind):
 
         return adversaries.hardcoder_stdin([(c.input, c.output) for c in row["tests"].cases if c.public])
 
-    def adversary_job(self, runs: Runs, originals: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
+    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
                       kept: list[int]) -> None:
-        inputs = [c.input for c in tests.cases] + [cand.inputs[i] for i in kept]
-        outputs = [c.output for c in tests.cases] + [cand.expected[i] for i in kept]
-        runs.add_tests(key, code, stdin_tests(tests, inputs, outputs))  # the original tests first, in one run
+        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in kept], [cand.expected[i] for i in kept]))
 
     def adversary_kills(self, cand: Candidate, name: str, result: Result) -> None:
-        original = len(cand.row["tests"].cases)
-        failed = {i for i, c in enumerate(result.cases)
-                  if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
         if result.verdict is Verdict.INTERNAL_ERROR:
             return
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[i - original] for i in failed if i >= original}
-        if any(i < original for i in failed):
-            cand.killed_by_original.add(name)
+        cand.kills[name] = {kept[i] for i, c in enumerate(result.cases)
+                            if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
+
+    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+        """The hardcoder's: what it prints is a table lookup (:func:`~pipeline.verify.testgen.adversaries.hardcoder_stdin_answers`),
+        judged as the evaluator judges a case (the problem's checker, else the robust comparison;
+        a special judge is a program: it runs). A process per input saved: a quarter of a stdin
+        problem's adversary runs."""
+        from pipeline.verify.testgen import adversaries
+
+        tests: Tests = cand.row["tests"]
+        if name != "hardcoder" or isinstance(tests.checker, SpecialJudge):
+            return None
+        examples = [(c.input, c.output) for c in tests.cases if c.public]
+        if code != adversaries.hardcoder_stdin(examples):
+            return None
+        answer = adversaries.hardcoder_stdin_answers(examples)
+        outputs = {i: answer(cand.inputs[i]) for i in kept}
+        if any(out is None for out in outputs.values()):
+            return None
+        return {i for i, out in outputs.items() if not _accepted(tests.checker, cand.expected[i], out)}
 
     def expected_text(self, answer: Any) -> str | None:
         return answer
