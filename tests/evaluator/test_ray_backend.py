@@ -151,8 +151,9 @@ def test_generations_oracle_and_adversaries_run_on_both_nodes(cluster, shared_da
 
     counted = Counted()
     local = verify_rows(rows, config, backend=counted)
-    # the same values jobs (a reference's answers, an adversary's) as this machine's pool runs
-    assert sum(backend.values_by_node.values()) == counted.values_jobs >= 8
+    # the same values jobs (a reference's answers, an adversary's) as this machine's pool runs (only
+    # the adversaries the original tests let through run on generated inputs: a few jobs a problem)
+    assert sum(backend.values_by_node.values()) == counted.values_jobs >= 2 * len(rows)
 
     def released(result):
         return [(r["problem_id"], r["generated_tests"], r["mutants_run"], r["mutation_score"],
