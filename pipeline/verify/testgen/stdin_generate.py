@@ -10,14 +10,58 @@ deterministic for a seed, and end with a newline.
 from __future__ import annotations
 
 import random
+from bisect import bisect
+from functools import partial
+from itertools import accumulate
+from itertools import repeat as _times
+from math import floor
 
 from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
 
 __all__ = ["generate"]
 
+_BIG = 10 ** 30  # an int token of more digits reads as a digit string (token_class), not a variable's value
+
+
+def _below(getrandbits, n: int) -> int:
+    """``random.Random._randbelow(n)`` (what ``randint``, ``randrange`` and ``choice`` draw with)."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
+def _inline_ok() -> bool:
+    """Whether the draws :class:`_Gen`'s fast paths inline (``randint`` as :func:`_below`, ``choices``
+    with weights as a bisection, without weights as its list) take from the stream exactly what
+    ``random.Random``'s own methods take on this Python; the fast paths are off where they would not
+    (every input stays the same)."""
+    a, b = random.Random(20240501), random.Random(20240501)
+    for lo, hi in ((0, 0), (1, 1), (0, 1), (1, 10), (-5, 7), (3, 1000), (1, 10 ** 9), (0, 10 ** 18), (1, 2 ** 70)):
+        for _ in range(16):
+            if a.randint(lo, hi) != lo + _below(b.getrandbits, hi - lo + 1):
+                return False
+    keys, weights = ["1", "2", "3"], [5, 1, 3]
+    cum = list(accumulate(weights))
+    for _ in range(16):
+        if a.choices(keys, weights=weights)[0] != keys[bisect(cum, b.random() * (cum[-1] + 0.0), 0, len(keys) - 1)]:
+            return False
+    for k in (0, 1, 2, 7):
+        if a.choices("ab#", k=k) != [("ab#")[floor(b.random() * 3.0)] for _ in _times(None, k)]:
+            return False
+    return a.getstate() == b.getstate()
+
+
+_INLINE = _inline_ok()
+
 
 class _TooBig(Exception):
     pass
+
+
+def _float_token(gen: "_Gen", s: Scalar, env: dict) -> str:
+    return gen.float_value(s)
 
 
 class _Gen:
@@ -35,6 +79,8 @@ class _Gen:
         self.mutate = mutate  # (kind, index): which source scalar occurrence to change
         self.seen = {"prefix": 0, "any": 0}
         self.changed = False
+        self._plans: dict[int, tuple] = {}  # id(line) -> its prefix's drawers and two facts (see _plan)
+        self._keys: dict[int, tuple] = {}  # id(switch line) -> its keys, cumulative weights, drawers per key
 
     # -- values
     def _pick_int(self, lo: int, hi: int, small_hi: int, counted: bool, s: Scalar) -> int:
@@ -160,6 +206,217 @@ class _Gen:
         if self.bytes + nbytes > MAX_BYTES or self.tokens + ntok > MAX_TOKENS:
             raise _TooBig
 
+    # -- drawers: value() without its per-call layers (the fast paths of line() and repeat())
+    def _drawers(self, scalars: list) -> list[tuple[bool, object, int | None]]:
+        """Per scalar ``(is_int, draw, var)``: ``draw(env)`` gives what :meth:`value` would (an int
+        where ``is_int``, else the token), taking the same draws; ``var``: the sid it binds, or None."""
+        out = []
+        for s in scalars:
+            var = s.sid if s.var else None
+            if s.kind == "int":
+                out.append((True, self._int_drawer(s), var))
+            elif s.kind == "float":
+                out.append((False, partial(_float_token, self, s), var))
+            else:
+                out.append((False, self._str_drawer(s), var))
+        return out
+
+    def _plan(self, e: Line) -> tuple[list, bool, bool]:
+        """A line's drawers; whether :meth:`order` can change its tokens (else it is a no-op); and
+        whether the variables it binds are read by none of its own values (in a block of this one
+        line, where the block's copy of ``env`` is dropped after it, they need not be bound at all)."""
+        plan = self._plans.get(id(e))
+        if plan is None:
+            n = len(e.prefix)
+            ordered = any(ok and seen >= 3 and i + 1 < n for i, _, ok, seen in e.order)
+            binds = {s.sid for s in e.prefix if s.var}
+            reads = set()
+            for s in e.prefix:
+                reads.add(s.rel_var)
+                if s.length is not None:
+                    reads.add(s.length.var)
+                cap = self.g.edge_cap.get(s.sid)
+                if cap is not None:
+                    reads.add(cap[0])
+            plan = self._plans[id(e)] = (self._drawers(e.prefix), ordered, not (binds & reads))
+        return plan
+
+    def _str_drawer(self, s: Scalar):
+        """:meth:`str_value` and :meth:`chars` of a string of no categories and no tied length, as a
+        closure (its length fixed where the mode fixes it); :meth:`str_value` itself otherwise."""
+        if not _INLINE or s.cats or s.length is not None:
+            return partial(self.str_value, s)
+        rng, mode, policy = self.rng, self.mode, self.policy
+        try:
+            lo, hi, small = int(s.lo), int(s.hi), int(s.small_hi)
+            k0 = max(lo, int(hi * self.scale)) if mode == "scaled" else (lo if policy != "hi" else small) if mode == "boundary" else None
+        except (TypeError, ValueError, OverflowError):  # raised where str_value would raise it
+            return partial(self.str_value, s)
+        alpha = s.alphabet or "ab"
+        same = (alpha[0] if policy == "lo" else alpha[-1]) if mode == "boundary" and policy in ("lo", "hi") else None
+        nz = alpha.replace("0", "") if not s.lead_zero and "0" in alpha else ""  # a leading 0 redrawn from these
+        signed = s.signed
+        randint, choice, random_ = rng.randint, rng.choice, rng.random
+        na = len(alpha) + 0.0
+
+        def draw(env: dict) -> str:
+            k = k0 if k0 is not None else randint(lo, max(lo, small))
+            if self.bytes + k > MAX_BYTES or self.tokens > MAX_TOKENS:  # need(k)
+                raise _TooBig
+            out = [same] * k if same is not None else [alpha[floor(random_() * na)] for _ in _times(None, k)]  # choices(alpha, k=k)
+            if k > 1 and nz and out[0] == "0":
+                out[0] = choice(nz)
+            if signed and k and random_() < 0.5:
+                return "-" + "".join(out)
+            return "".join(out)
+        return draw
+
+    def _int_drawer(self, s: Scalar):
+        """:meth:`int_value` of ``s`` as a closure over what does not change while this input is made;
+        :meth:`int_value` itself where its bounds depend on more than an earlier variable (counts,
+        test-case counts, sums over the blocks, edge counts)."""
+        g = self.g
+        sid = s.sid
+        if not _INLINE or sid in g.counted or sid in g.tlike or sid in g.edge_cap:
+            return partial(self.int_value, s)
+        try:
+            lo, hi0, small0 = int(s.lo), int(s.hi), int(s.small_hi)
+        except (TypeError, ValueError, OverflowError):  # raised where int_value would raise it
+            return partial(self.int_value, s)
+        rel = s.rel_var
+        summed = sid in self.sum_left
+        sum_left = self.sum_left
+        rng = self.rng
+        random_, getrandbits = rng.random, rng.getrandbits
+        mode, policy = self.mode, self.policy
+
+        def bounds(env: dict) -> tuple[int, int]:
+            """``hi`` and ``small_hi`` as :meth:`int_value` and :meth:`_pick_int` narrow them."""
+            hi, small = hi0, small0
+            if rel is not None:
+                x = env.get(rel)
+                if x is not None:
+                    hi = min(hi, x)
+                    small = min(small, hi)
+            if summed:
+                hi = min(hi, max(lo, sum_left[sid] - lo * self.blocks_left))
+                small = min(small, hi)
+            if hi < lo:
+                hi = lo
+            return hi, max(lo, min(hi, small))
+
+        if mode == "boundary":
+            def draw(env: dict) -> int:
+                hi, _ = bounds(env)
+                if policy == "lo":
+                    v = lo
+                elif policy == "lo1":
+                    v = min(hi, lo + 1)
+                elif policy == "hi":
+                    v = hi
+                else:
+                    v = rng.choice([lo, hi, min(hi, lo + 1)])
+                if summed:
+                    sum_left[sid] -= v
+                return v
+            return draw
+
+        if mode == "scaled" and rel is None and not summed:  # a fixed range: both widths known
+            hi, _ = bounds({})
+            a = max(lo, hi - max(1, (hi - lo) // 10))
+            n1, n2 = hi - a + 1, hi - lo + 1
+            k1, k2 = n1.bit_length(), n2.bit_length()
+
+            def draw(env: dict) -> int:
+                if random_() < 0.5:
+                    r = getrandbits(k1)
+                    while r >= n1:
+                        r = getrandbits(k1)
+                    return a + r
+                r = getrandbits(k2)
+                while r >= n2:
+                    r = getrandbits(k2)
+                return lo + r
+            return draw
+
+        if mode == "scaled":
+            def draw(env: dict) -> int:
+                hi, _ = bounds(env)
+                a = max(lo, hi - max(1, (hi - lo) // 10)) if random_() < 0.5 else lo
+                n = hi - a + 1
+                k = n.bit_length()
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                v = a + r
+                if summed:
+                    sum_left[sid] -= v
+                return v
+            return draw
+
+        if rel is None and not summed:  # random, fixed range: both widths known
+            hi, small = bounds({})
+            n1, n2 = small - lo + 1, hi - lo + 1
+            k1, k2 = n1.bit_length(), n2.bit_length()
+
+            def draw(env: dict) -> int:
+                if random_() < 0.5:
+                    r = getrandbits(k1)
+                    while r >= n1:
+                        r = getrandbits(k1)
+                else:
+                    r = getrandbits(k2)
+                    while r >= n2:
+                        r = getrandbits(k2)
+                return lo + r
+            return draw
+
+        def draw(env: dict) -> int:
+            hi, small = bounds(env)
+            n = (small if random_() < 0.5 else hi) - lo + 1
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            v = lo + r
+            if summed:
+                sum_left[sid] -= v
+            return v
+        return draw
+
+    def _fast_line(self, e: Line, env: dict) -> None:
+        """:meth:`line` of a line with no source tokens and no switch."""
+        toks: list[str] = []
+        drawers, ordered, _ = self._plan(e)
+        for is_int, draw, var in drawers:
+            if is_int:
+                v = draw(env)
+                tok = str(v)
+                if var is not None:
+                    env[var] = v if -_BIG < v < _BIG else 0
+            else:
+                tok = draw(env)
+                if var is not None:
+                    env[var] = int(tok) if token_class(tok) == "int" else 0
+            toks.append(tok)
+        if ordered or e.vec is not None:
+            self._line_rest(e, toks, env, None)
+        self.emit(toks)
+
+    def _fast_switch(self, e: Line, env: dict) -> None:
+        """:meth:`line` of a query line with no source tokens: :meth:`choose_key`'s draw, then its tokens."""
+        got = self._keys.get(id(e))
+        if got is None:
+            keys = list(e.switch)
+            cum = list(accumulate(max(1, e.prefix[0].values.get(k, 1)) for k in keys))
+            got = self._keys[id(e)] = (keys, cum, cum[-1] + 0.0, len(keys) - 1, {k: self._drawers(e.switch[k]) for k in keys})
+        keys, cum, total, last, plans = got
+        key = keys[bisect(cum, self.rng.random() * total, 0, last)]
+        toks = [key]
+        for is_int, draw, _ in plans[key]:
+            toks.append(str(draw(env)) if is_int else draw(env))
+        self.emit(toks)
+
     # -- source tokens (mutations)
     def from_src(self, s: Scalar, tok: str | None, env: dict, kind: str) -> str:
         if tok is None:
@@ -212,6 +469,12 @@ class _Gen:
                 self.repeat(e, env, node)
 
     def line(self, e: Line, env: dict, src: list | None) -> None:
+        if src is None and _INLINE:
+            if e.switch is None:
+                self._fast_line(e, env)
+            else:
+                self._fast_switch(e, env)
+            return
         toks: list[str] = []
         if e.switch is not None:
             if src is not None and src and src[0] in e.switch and len(src) - 1 == len(e.switch[src[0]]):
@@ -230,6 +493,11 @@ class _Gen:
             toks.append(tok)
             if s.var:
                 env[s.sid] = int(tok) if token_class(tok) == "int" else 0
+        self._line_rest(e, toks, env, src)
+        self.emit(toks)
+
+    def _line_rest(self, e: Line, toks: list[str], env: dict, src: list | None) -> None:
+        """A line's tokens after its prefix's values: the prefix put in order, then its list."""
         if e.order:
             self.order(e, toks, env)
             for s, tok in zip(e.prefix, toks):
@@ -244,7 +512,6 @@ class _Gen:
             rest = src[len(e.prefix):] if src is not None else []
             self.need(self.least_bytes(e.vec, k, rest, env), k)
             toks.extend(self.vector(e.vec, k, rest, env))
-        self.emit(toks)
 
     def order(self, e: Line, toks: list[str], env: dict) -> None:
         for i, strict, ok, seen in e.order:
@@ -376,11 +643,72 @@ class _Gen:
             if self.edge_list(e, env, k, src):
                 return
         top = e.count.var in self.g.tlike
+        if src is None and _INLINE and all(isinstance(x, Line) for x in e.body):
+            self._repeat_lines(e.body, env, k, top)
+            return
         for i in range(k):
             benv = dict(env)
             if top:
                 self.blocks_left = k - i - 1
             self.seq(e.body, benv, src[i] if src is not None and i < len(src) else None)
+
+    def _repeat_lines(self, body: list, env: dict, k: int, top: bool) -> None:
+        """:meth:`repeat`'s blocks where the body is lines and there are no source tokens: each
+        block's :meth:`line` calls without :meth:`seq`, a block's variables in a copy of ``env``
+        only where the body binds one (nothing else writes it), a body of one plain line at once."""
+        copy = any(s.var for x in body if x.switch is None for s in x.prefix)
+        if len(body) == 1 and body[0].switch is None and body[0].vec is None and not self._plan(body[0])[1]:
+            drawers, _, dead = self._plan(body[0])
+            if dead:  # nothing reads what the line binds before its block's env is dropped
+                drawers = [(is_int, draw, None) for is_int, draw, _ in drawers]
+                copy = False
+            draws = [draw for _, draw, _ in drawers]
+            lines = self.lines
+            if not copy and all(is_int for is_int, _, _ in drawers):  # numbers only, nothing bound
+                one = draws[0] if len(draws) == 1 else None
+                ntok = len(draws)
+                for i in range(k):
+                    if top:
+                        self.blocks_left = k - i - 1
+                    text = str(one(env)) if one is not None else " ".join([str(draw(env)) for draw in draws])
+                    self.bytes += len(text) + 1
+                    self.tokens += ntok
+                    if self.bytes > MAX_BYTES or self.tokens > MAX_TOKENS:
+                        raise _TooBig
+                    lines.append(text)
+                return
+            for i in range(k):
+                benv = dict(env) if copy else env
+                if top:
+                    self.blocks_left = k - i - 1
+                toks = []
+                for is_int, draw, var in drawers:
+                    if is_int:
+                        v = draw(benv)
+                        tok = str(v)
+                        if var is not None:
+                            benv[var] = v if -_BIG < v < _BIG else 0
+                    else:
+                        tok = draw(benv)
+                        if var is not None:
+                            benv[var] = int(tok) if token_class(tok) == "int" else 0
+                    toks.append(tok)
+                text = " ".join(toks)
+                self.bytes += len(text) + 1
+                self.tokens += len(toks)
+                if self.bytes > MAX_BYTES or self.tokens > MAX_TOKENS:
+                    raise _TooBig
+                lines.append(text)
+            return
+        for i in range(k):
+            benv = dict(env) if copy else env
+            if top:
+                self.blocks_left = k - i - 1
+            for x in body:
+                if x.switch is None:
+                    self._fast_line(x, benv)
+                else:
+                    self._fast_switch(x, benv)
 
     def edge_list(self, e: Repeat, env: dict, k: int, src: list | None) -> bool:
         info = e.edges
@@ -457,8 +785,14 @@ class _Gen:
         return "\n".join(self.lines) + "\n"
 
 
+_IRREGULAR = ("  ", " \n", "\n ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
 def _norm(text: str) -> str:
-    return "\n".join(" ".join(line.split()) for line in text.strip().splitlines())
+    text = text.strip()
+    if text.isascii() and not any(c in text for c in _IRREGULAR):
+        return text  # lines split on "\n" alone, tokens one space apart: already normal (a generated input)
+    return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 
 def _occurrences(tree: list, elems: list) -> dict[str, int]:

@@ -322,7 +322,22 @@ def count_value(c: Count | None, env: dict) -> int | None:
 
 
 def _fits(s: Scalar, tok: str) -> bool:
-    return not s.numeric or token_class(tok) in NUMERIC
+    return not s.numeric or (tok.isdigit() and tok.isascii()) or token_class(tok) in NUMERIC
+
+
+def _all_fit(s: Scalar, toks: list[str]) -> bool:
+    """Every token fits ``s`` (:func:`_fits`): a list of plain digit strings at once, any other one by one."""
+    if not s.numeric:
+        return True
+    joined = "".join(toks)
+    if joined.isdigit() and joined.isascii() and all(toks):
+        return True  # every token a digit string: an int or digits, both numeric
+    return all(_fits(s, t) for t in toks)
+
+
+def _digits_class(tok: str) -> str:
+    """:func:`token_class` of a non-empty ASCII digit string."""
+    return "digits" if (len(tok) > 1 and tok[0] == "0") or len(tok) > 30 else "int"
 
 
 def _parse_line(line: Line, toks: list[str], env: dict, rec: Recorder | None) -> bool:
@@ -359,7 +374,8 @@ def _parse_switch(line: Line, toks: list[str], env: dict, rec: Recorder | None) 
 def _parse_prefix(line: Line, toks: list[str], env: dict, rec: Recorder | None) -> bool:
     """The line's leading scalars; binds the variables among them in ``env`` as it goes."""
     for s, tok in zip(line.prefix, toks):
-        if not _fits(s, tok):
+        cls = _digits_class(tok) if tok.isdigit() and tok.isascii() else None  # the common case without the regexes
+        if s.numeric and cls is None and token_class(tok) not in NUMERIC:
             return False
         if s.length is not None:
             k = count_value(s.length, env)
@@ -368,7 +384,7 @@ def _parse_prefix(line: Line, toks: list[str], env: dict, rec: Recorder | None) 
         if rec is not None:
             rec.token(s, tok, env)
         if s.var:
-            if token_class(tok) == "int":
+            if (cls or token_class(tok)) == "int":
                 env[s.sid] = int(tok)
             else:
                 env.pop(s.sid, None)
@@ -380,7 +396,7 @@ def _parse_list(line: Line, rest: list[str], env: dict, rec: Recorder | None) ->
     k = count_value(line.count, env)
     if k is None and not line.count.free:
         return False
-    ok = (k is None or len(rest) == k) and all(_fits(line.vec, t) for t in rest)
+    ok = (k is None or len(rest) == k) and _all_fit(line.vec, rest)
     if ok and rec is not None:
         for t in rest:
             rec.token(line.vec, t, env)
@@ -408,19 +424,70 @@ def parse_seq(elems: list, lines: list, pos: int, env: dict, rec: Recorder | Non
                 return None  # every block takes a line (but an empty list left out at the very end)
             iters: list | None = [] if out is not None else None
             start = pos
-            for i in range(k):
-                benv = dict(env)
-                sub: list | None = [] if out is not None else None
-                before = pos
-                pos = parse_seq(e.body, lines, pos, benv, rec, sub)
-                if pos is None or (pos == before and (before < len(lines) or i < k - 1)):
+            if len(e.body) == 1 and isinstance(e.body[0], Line):
+                pos = _parse_lines(e.body[0], k, lines, pos, env, rec, iters)
+                if pos is None:
                     return None
-                if iters is not None:
-                    iters.append(sub)
+            else:
+                for i in range(k):
+                    benv = dict(env)
+                    sub: list | None = [] if out is not None else None
+                    before = pos
+                    pos = parse_seq(e.body, lines, pos, benv, rec, sub)
+                    if pos is None or (pos == before and (before < len(lines) or i < k - 1)):
+                        return None
+                    if iters is not None:
+                        iters.append(sub)
             if rec is not None:
                 rec.repeats.append((e, lines[start:pos], dict(env), k))
             if out is not None:
                 out.append(iters)
+    return pos
+
+
+def _parse_lines(e: Line, k: int, lines: list, pos: int, env: dict, rec: Recorder | None, iters: list | None) -> int | None:
+    """:func:`parse_seq`'s ``k`` blocks of a repeat whose body is the one line ``e``, without a call
+    per block (nor a copy of ``env`` where the line binds no variable: nothing else writes it)."""
+    n = len(lines)
+    trailing = e.vec is not None and not e.prefix and e.count.var is not None  # an empty list the input may leave out at the end
+    binds = any(s.var for s in e.prefix)
+    plain = rec is None and e.switch is None  # _parse_line's work done here
+    prefix, p = e.prefix, len(e.prefix)
+    for i in range(k):
+        benv = dict(env) if binds else env
+        if trailing and pos >= n and count_value(e.count, benv) == 0:
+            if i < k - 1:
+                return None  # a block that takes no line before the last
+            if iters is not None:
+                iters.append([[]])
+            continue
+        if pos >= n:
+            return None
+        toks = lines[pos]
+        if not plain:
+            if not _parse_line(e, toks, benv, rec):
+                return None
+        else:
+            if len(toks) < p:
+                return None
+            for s, tok in zip(prefix, toks):  # _parse_prefix
+                cls = _digits_class(tok) if tok.isdigit() and tok.isascii() else None
+                if s.numeric and cls is None and token_class(tok) not in NUMERIC:
+                    return None
+                if s.length is not None:
+                    c = count_value(s.length, benv)
+                    if c is None or len(tok) != c:
+                        return None
+                if s.var:
+                    if (cls or token_class(tok)) == "int":
+                        benv[s.sid] = int(tok)
+                    else:
+                        benv.pop(s.sid, None)
+            if not (len(toks) == p if e.vec is None else _parse_list(e, toks[p:], benv, None)):
+                return None
+        if iters is not None:
+            iters.append([toks])
+        pos += 1
     return pos
 
 

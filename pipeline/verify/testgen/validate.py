@@ -43,6 +43,7 @@ from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
 from pipeline.verify.testgen.constraints.words import says
 from pipeline.verify.testgen.envelope import balanced
 from pipeline.verify.testgen.profile import CallProfile
+from pipeline.verify.testgen.stdin_grammar import Line
 
 __all__ = ["CallValidator", "StdinValidator", "refuse"]
 
@@ -91,8 +92,14 @@ class _Spans:
         self.rows.setdefault(row, []).append((start, end))
 
     def covers(self, row: int, start: int, end: int | None = None) -> bool:
+        spans = self.rows.get(row)
+        if not spans:
+            return False
         end = start + 1 if end is None else end
-        return any(a <= start and end <= b for a, b in self.rows.get(row, ()))
+        for a, b in spans:
+            if a <= start and end <= b:
+                return True
+        return False
 
 
 def _not_permutation(values: list[float]) -> bool:
@@ -138,15 +145,24 @@ class _StatementRules:
     def _value_bound(self, f) -> Any:
         if not f.name:
             return None
+        key = ("value", id(f))
+        if key in self._memo:
+            return self._memo[key]
         return self._cached("value", f, lambda: cx.value_bound(self.bounds, f.name) if f.count is not None else (
             cx.lookup(self.bounds, f.name) or cx.value_bound(self.bounds, f.name)))
 
     def _size_bound(self, f) -> Any:
+        key = ("size", id(f))
+        if key in self._memo:
+            return self._memo[key]
         return self._cached("size", f, lambda: cx.size_bound(self.bounds, f.name) if f.name else None)
 
     def alphabet(self, f) -> str | None:
         if f.alphabet:
             return f.alphabet
+        key = ("alphabet", id(f))
+        if key in self._memo:
+            return self._memo[key]
         return self._cached("alphabet", f, lambda: cx.alphabet(self.statement, f.name) if f.name and self.statement else None)
 
     def _broken(self, read: Read) -> list[tuple[str, str, str]]:
@@ -158,7 +174,10 @@ class _StatementRules:
             out += self._token_broken(f, toks, values, length)
             if f.name:
                 have = by_case.setdefault((case, f.name), [])
-                by_case[(case, f.name)] = None if have is None or values is None else have + values
+                if have is None or values is None:
+                    by_case[(case, f.name)] = None
+                else:
+                    have.extend(values)  # the case's list, grown in place (not copied a line at a time)
         out += self._sums_broken(by_case)
         for (_, name), values in by_case.items():
             if values is not None and len(values) >= 2:
@@ -222,13 +241,23 @@ class _StatementRules:
         """Where the statement states a value range, a length, an alphabet (the examples' own
         reading of those tokens does not apply: the statement wins)."""
         ranges, lengths, alphabets = _Spans(), _Spans(), _Spans()
+        facts: dict[tuple[int, bool], tuple[bool, bool, bool]] = {}  # per field (and whether a length is given): the three below
         for f, toks, _, (row, col), length in (read.tokens if read else []):
-            name, end = f.name or "", col + len(toks)
-            if (self._value_bound(f) is not None and ("value_range", name) not in self.dropped) or f.kind in ("str", "chars"):
+            key = (id(f), length is None)
+            fact = facts.get(key)
+            if fact is None:
+                name = f.name or ""
+                fact = facts[key] = (
+                    bool((self._value_bound(f) is not None and ("value_range", name) not in self.dropped) or f.kind in ("str", "chars")),
+                    bool((length is not None or self._size_bound(f)) and ("length", name) not in self.dropped),
+                    bool(self.alphabet(f) and ("alphabet", name) not in self.dropped))
+            ranged, sized, lettered = fact
+            end = col + len(toks)
+            if ranged:
                 ranges.add(row, col, end)  # stated, or a string: the grammar's reading of it as a number does not apply
-            if (length is not None or self._size_bound(f)) and ("length", name) not in self.dropped:
+            if sized:
                 lengths.add(row, col, end)
-            if self.alphabet(f) and ("alphabet", name) not in self.dropped:
+            if lettered:
                 alphabets.add(row, col, end)
         return ranges, lengths, alphabets
 
@@ -306,14 +335,21 @@ class _ExampleRules:
                     raise _Invalid("sum_bound", f"the sum of {self.g.names.get(sid, 'n')} over the test cases exceeds {bound}")
 
     def _seq(self, elems: list, nodes: list, env: dict, where: dict, check: Any, sums: Counter) -> None:
-        from pipeline.verify.testgen.stdin_grammar import Line
-
         for e, node in zip(elems, nodes):
             if isinstance(e, Line):
                 self._line(e, node, env, where.get(id(node), -1), check, sums)
                 continue
             if check is not None and e.edges is not None and self.graph:
                 self._edges(e, node, env)
+            if len(e.body) == 1 and isinstance(e.body[0], Line):  # a block of one line: no call per block
+                line, get = e.body[0], where.get
+                scalars = list(line.prefix) + ([line.vec] if line.vec is not None else [])
+                scalars += [s for shape in (line.switch or {}).values() for s in shape]
+                binds = any(s.var for s in scalars)  # else the line only reads env: no copy a block
+                for it in node:
+                    if it:
+                        self._line(line, it[0], dict(env) if binds else env, get(id(it[0]), -1), check, sums)
+                continue
             for it in node:
                 self._seq(e.body, it, dict(env), where, check, sums)
 
@@ -326,29 +362,81 @@ class _ExampleRules:
             runs = [(e.prefix[0], toks[:1], 0)] + [(s, [t], j + 1) for j, (s, t) in enumerate(zip(shape, toks[1:]))]
         else:
             p = len(e.prefix)
-            runs = [(s, [t], j) for j, (s, t) in enumerate(zip(e.prefix, toks))]
-            if e.vec is not None and len(toks) > p:
-                runs.append((e.vec, toks[p:], p))
+            if check is not None:  # the prefix's tokens one by one, without a run each
+                spans = check[0].rows.get(row)  # where the statement states a range on this row
+                sum_bounds = self.g.sum_bounds
+                for j, (s, t) in enumerate(zip(e.prefix, toks)):
+                    if s.kind == "int" or s.kind == "float":
+                        if spans or len(t) > 300 or not t.isdigit() or not t.isascii():
+                            self._number(s, t, row, j, check, env)
+                        elif not (s.vprops or {}).get("perm"):  # _number of an unsigned integer, no span on its row
+                            v = int(t)
+                            lo, hi = self._ranges[s.sid] if s.sid in self._ranges else self._range(s)
+                            if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
+                                hi = max(hi, env[s.rel_var])
+                            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                                self._number(s, t, row, j, check, env)  # raises
+                    else:
+                        self._run(s, [t], row, j, check, env)
+                    if s.var and len(t) <= 18 and _INT.fullmatch(t):
+                        env[s.sid] = int(t)
+                    if s.sid in sum_bounds:
+                        self._add_sum(s, [t], sums)
+                runs = [(e.vec, toks[p:], p)] if e.vec is not None and len(toks) > p else []
+            else:
+                runs = [(s, [t], j) for j, (s, t) in enumerate(zip(e.prefix, toks))]
+                if e.vec is not None and len(toks) > p:
+                    runs.append((e.vec, toks[p:], p))
         for s, run, col in runs:
             if check is None:
                 self.seen.setdefault(s.sid, []).extend(run)
             else:
                 self._run(s, run, row, col, check, env)
-            if s.var and len(run[0]) <= 18 and _INT.fullmatch(run[0]):
-                env[s.sid] = int(run[0])
-            if s.sid in self.g.sum_bounds:
-                sums[s.sid] += sum(v for v in (_numbers(run) or []) if isinstance(v, int))
+            self._bind(s, run, env, sums)
         if check is not None and e.vec is not None and (e.vec.vprops or {}).get("long") and e.vec.vprops.get("perm"):
             values = _numbers(toks[len(e.prefix):])
             if values and len(values) >= 2 and sorted(values) not in (list(range(1, len(values) + 1)), list(range(len(values)))):
                 raise _Invalid("permutation", "every example's list is a permutation")
 
+    def _bind(self, s: Any, run: list[str], env: dict, sums: Counter) -> None:
+        """After a run: the variable it sets, and its share of a sum over the test cases."""
+        if s.var and len(run[0]) <= 18 and _INT.fullmatch(run[0]):
+            env[s.sid] = int(run[0])
+        if s.sid in self.g.sum_bounds:
+            self._add_sum(s, run, sums)
+
+    @staticmethod
+    def _add_sum(s: Any, run: list[str], sums: Counter) -> None:
+        sums[s.sid] += sum(v for v in (_numbers(run) or []) if isinstance(v, int))
+
+    def _number(self, s: Any, tok: str, row: int, col: int, check: Any, env: dict) -> None:
+        """:meth:`_run` of one token of a number scalar, where it is an integer: no list, no generator."""
+        try:
+            v = int(tok)  # what _numbers reads first
+        except ValueError:
+            self._run(s, [tok], row, col, check, env)
+            return
+        if check[0].covers(row, col, col + 1) or (s.vprops or {}).get("perm"):
+            return
+        lo, hi = self._ranges[s.sid] if s.sid in self._ranges else self._range(s)
+        if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
+            hi = max(hi, env[s.rel_var])
+        bad = v if (lo is not None and v < lo) or (hi is not None and v > hi) else None
+        if bad is not None:
+            raise _Invalid("value_range" if s.bounded else "outside_examples",
+                           f"{self.g.names.get(s.sid, 'value')}={bad} outside [{lo}, {hi}] on line {row + 1}")
+
     def _run(self, s: Any, run: list[str], row: int, col: int, check: Any, env: dict) -> None:
         ranges, lengths, alphabets = check
         end = col + len(run)
         if s.kind in ("int", "float"):
-            values = _numbers(run)
-            if values is None or (s.kind == "int" and not all(isinstance(v, int) for v in values)):
+            try:
+                values = [int(t) for t in run]  # what _numbers reads first: all of them integers
+                ints = True
+            except ValueError:
+                values = _numbers(run)
+                ints = values is not None and all(isinstance(v, int) for v in values)
+            if values is None or (s.kind == "int" and not ints):
                 if not ranges.covers(row, col, end):
                     raise _Invalid("token_kind", f"{run[0][:20]!r} where every example holds a number")
                 return
