@@ -57,6 +57,7 @@ TREE = Path(os.environ.get("BENCH_GENERATION_TREE") or Path(__file__).resolve().
 sys.path.insert(0, str(TREE))
 
 from evaluator.backend import LocalBackend  # noqa: E402
+from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.sources.registry import TRAIN  # noqa: E402
@@ -171,10 +172,14 @@ def in_tree(tree: Path, rows: list[dict], workers: int, budget_s: float | None) 
         rows_path, out_path = Path(tmp) / "rows.pickle", Path(tmp) / "out.json"
         with rows_path.open("wb") as fh:
             pickle.dump(rows, fh)
-        env = {**os.environ, "PYTHONPATH": str(tree), "BENCH_GENERATION_TREE": str(tree)}
+        # run from the tree, with the shared data named: its evaluator's workers (`python -m`) import
+        # from the working directory, and a tree from before the pool started them from their own
+        # package would otherwise run this checkout's fork server
+        env = {**os.environ, "PYTHONPATH": str(tree), "BENCH_GENERATION_TREE": str(tree),
+               "MICROCODER_SHARED_DATA": str(shared_data_dir() or "")}
         command = [sys.executable, str(Path(__file__).resolve()), "--child", str(rows_path), str(out_path),
                    "--workers", str(workers)] + (["--budget-s", str(budget_s)] if budget_s is not None else [])
-        subprocess.run(command, env=env, check=True)
+        subprocess.run(command, env=env, check=True, cwd=tree)
         return json.loads(out_path.read_text())
 
 

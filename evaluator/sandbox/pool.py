@@ -120,7 +120,7 @@ class Worker:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "evaluator.sandbox.worker", str(self.slot), str(theirs.fileno())],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, close_fds=True, bufsize=0,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(),), cwd=_PKG_PARENT,  # `-m` puts the working directory first on sys.path
             )
         finally:
             theirs.close()

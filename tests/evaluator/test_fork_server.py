@@ -125,3 +125,26 @@ def test_a_case_cannot_signal_the_next(worker):
     assert _run(worker, killer)["stdout"] == "ok\n"
     for _ in range(3):
         assert _run(worker, "import time\ntime.sleep(0.05)\nprint('alive')\n")["stdout"] == "alive\n"
+
+
+def test_the_fork_server_is_this_package_whatever_the_working_directory_holds(tmp_path):
+    """``python -m`` puts the working directory first on ``sys.path``: a pool started where another
+    ``evaluator`` package lies (another checkout, a user's project) must still run its own fork server."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    decoy = tmp_path / "project" / "evaluator" / "sandbox"
+    decoy.mkdir(parents=True)
+    (decoy.parent / "__init__.py").write_text("")
+    (decoy / "__init__.py").write_text("")
+    (decoy / "worker.py").write_text("raise SystemExit('the working directory's fork server ran')\n")
+    script = tmp_path / "judge.py"
+    script.write_text(
+        f"import sys; sys.path.insert(0, {str(root)!r})\n"
+        "from evaluator import evaluate\n"
+        "r = evaluate('print(int(input()) * 2)', {'kind': 'stdin', 'cases': [{'input': '21\\n', 'output': '42\\n'}]})\n"
+        "print(r.verdict.value)\n")
+    done = subprocess.run([sys.executable, str(script)], cwd=decoy.parent.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip().endswith("accepted"), done.stdout + done.stderr
