@@ -4,7 +4,7 @@ Generation (:mod:`pipeline.verify.testgen.stdin_generate`) inlines ``randint`` a
 and loops over a block's lines without its per-value calls; parsing (``stdin_grammar``) and the
 stdin validator (``validate``) read a block of one line without a call per block and an unsigned
 integer without the regexes. Each must keep every generated input, parse and refusal the same: here
-generation is compared with its plain path (``_INLINE`` off), the parser and the validator's example
+generation is compared with its plain path (``stdin_draw._INLINE`` off), the parser and the validator's example
 rules with the plain code they replace (kept below as the reference), on grammars of the common
 shapes and on inputs broken on purpose.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.verify.testgen import stdin_generate
+from pipeline.verify.testgen import stdin_draw
 from pipeline.verify.testgen.constraints.layout import Invalid
 from pipeline.verify.testgen.stdin_generate import _norm, generate
 from pipeline.verify.testgen.stdin_grammar import NUMERIC, Line, _parse_switch, count_value, parse_seq, token_class, token_rows
@@ -59,7 +59,7 @@ def made(grammars) -> dict[str, list[str]]:
 
 
 def test_the_inlined_draws_match_this_python():
-    assert stdin_generate._INLINE  # else the fast paths are off and nothing below tests them
+    assert stdin_draw._INLINE  # else the fast paths are off and nothing below tests them
 
 
 def test_generation_is_the_same_with_and_without_the_fast_paths(grammars, monkeypatch):
@@ -67,7 +67,7 @@ def test_generation_is_the_same_with_and_without_the_fast_paths(grammars, monkey
         for seed in (0, 1):
             fast = generate(g, n=12, seed=seed)
             with monkeypatch.context() as m:
-                m.setattr(stdin_generate, "_INLINE", False)
+                m.setattr(stdin_draw, "_INLINE", False)
                 plain = generate(g, n=12, seed=seed)
             assert fast == plain, (name, seed)
             assert fast, name
