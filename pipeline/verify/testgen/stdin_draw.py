@@ -239,10 +239,10 @@ class FastDraws:
             return v
         return draw
 
-    def _fast_line(self, e: Line, env: dict) -> None:
-        """:meth:`line` of a line with no source tokens and no switch."""
+    @staticmethod
+    def _tokens(drawers: list, env: dict) -> list[str]:
+        """A line's tokens from its drawers, binding each variable it names in ``env`` as :meth:`line` does."""
         toks: list[str] = []
-        drawers, ordered, _ = self._plan(e)
         for is_int, draw, var in drawers:
             if is_int:
                 v = draw(env)
@@ -254,6 +254,12 @@ class FastDraws:
                 if var is not None:
                     env[var] = int(tok) if token_class(tok) == "int" else 0
             toks.append(tok)
+        return toks
+
+    def _fast_line(self, e: Line, env: dict) -> None:
+        """:meth:`line` of a line with no source tokens and no switch."""
+        drawers, ordered, _ = self._plan(e)
+        toks = self._tokens(drawers, env)
         if ordered or e.vec is not None:
             self._line_rest(e, toks, env, None)
         self.emit(toks)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from pipeline.verify.testgen import stdin_draw
-from pipeline.verify.testgen.stdin_draw import _BIG, FastDraws, _TooBig
+from pipeline.verify.testgen.stdin_draw import FastDraws, _TooBig
 from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
 
 __all__ = ["generate"]
@@ -423,24 +423,7 @@ class _Gen(FastDraws):
                 benv = dict(env) if copy else env
                 if top:
                     self.blocks_left = k - i - 1
-                toks = []
-                for is_int, draw, var in drawers:
-                    if is_int:
-                        v = draw(benv)
-                        tok = str(v)
-                        if var is not None:
-                            benv[var] = v if -_BIG < v < _BIG else 0
-                    else:
-                        tok = draw(benv)
-                        if var is not None:
-                            benv[var] = int(tok) if token_class(tok) == "int" else 0
-                    toks.append(tok)
-                text = " ".join(toks)
-                self.bytes += len(text) + 1
-                self.tokens += len(toks)
-                if self.bytes > MAX_BYTES or self.tokens > MAX_TOKENS:
-                    raise _TooBig
-                lines.append(text)
+                self.emit(self._tokens(drawers, benv))
             return
         for i in range(k):
             benv = dict(env) if copy else env
