@@ -105,6 +105,15 @@ def sample_line(sample: int | None) -> str:
             f"rejected as outside_sample); every problem: --sample {EVERY_PROBLEM}, or the Dagster UI's default config")
 
 
+def training_run_config(steps: int | None, console_output: bool = False) -> dict:
+    """The training job's run config: ``steps`` (None: the profile's, 2 on ``cpu-demo``); with
+    ``console_output``, verl's and Ray's output here too (it is always in the run's train.log)."""
+    config: dict = {"console_output": True} if console_output else {}
+    if steps is not None:
+        config["steps"] = steps
+    return {"ops": {"grpo_training_run": {"config": config}}} if config else {}
+
+
 def translate_run_config(statements: int) -> dict:
     """Translation on a sample: the CPU model translates ``statements`` per source, the rest are
     rejected with ``needs_translation`` (translating is a batched pass per language, minutes on a CPU)."""
@@ -256,7 +265,7 @@ def _live_block(tasks: list[Task], jobs: int, now: float) -> list[str]:
 
 def run_main(sources: list[str] | None, downstream: bool, training: bool = True, sample: int | None = MAIN_SAMPLE,
              from_failure: bool = False, jobs: int | None = None, verbose: bool = False,
-             stream: TextIO | None = None, translate: int | None = None) -> int:
+             stream: TextIO | None = None, translate: int | None = None, steps: int | None = None) -> int:
     """Every source partition (``jobs`` at once, each its own run), then the dataset and training jobs.
 
     With ``from_failure``, what last succeeded is not redone: finished partitions are skipped and a
@@ -291,8 +300,7 @@ def run_main(sources: list[str] | None, downstream: bool, training: bool = True,
     if downstream:
         phases.append([("dataset_job", None, sample_run_config(sample, difficulty_backend()))])
         if training:
-            # verl's and Ray's output: in the run's train.log, or here too with --verbose
-            phases.append([("training_job", None, {"ops": {"grpo_training_run": {"config": {"console_output": True}}}} if verbose else {})])
+            phases.append([("training_job", None, training_run_config(steps, console_output=verbose))])
     run = Invocation(instance, token, progress, jobs, verbose, from_failure, loggers)
     started = time.monotonic()
     progress.print(f"microcoder run {token}: {len(partitions)} source partitions, {jobs} at a time"
@@ -414,17 +422,21 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--translate", type=int, default=None,
                      help="non-English statements the model translates per source; the rest are rejected as "
                           "needs_translation (default: the translation resource's max_statements, 2)")
+    run.add_argument("--steps", type=int, default=None,
+                     help="GRPO steps of the training run (default: the profile's, 2 on the CPU model)")
     run.add_argument("--from-failure", action="store_true",
                      help="skip what last succeeded; re-execute failed runs from their failed step")
     run.add_argument("--jobs", "-j", type=int, default=None,
                      help=f"source partitions ingested at once, each a run in its own process (default: CPU count, {os.cpu_count()})")
     run.add_argument("--verbose", "-v", action="store_true", help="print Dagster's event log here too (it is always in the instance)")
     args = parser.parse_args(argv)
+    if args.command == "run" and args.steps is not None and args.steps < 1:
+        parser.error(f"--steps {args.steps}: a training run takes at least one step")
     if args.command == "run":
         sources = [s for s in (args.sources or "").split(",") if s] or None
         code = run_main(sources, downstream=not args.ingest_only, training=not args.no_training,
                         sample=None if args.sample < 0 else args.sample, from_failure=args.from_failure, jobs=args.jobs,
-                        verbose=args.verbose, translate=args.translate)
+                        verbose=args.verbose, translate=args.translate, steps=args.steps)
         if code in INTERRUPTED:  # everything is stopped and recorded: leave now, not after the pool's exit hooks
             sys.stdout.flush()
             sys.stderr.flush()

@@ -440,7 +440,7 @@ class ForkServer:
         start = time.monotonic()
         calls, window, cpu0 = 0, start, 0.0
         cpu_limit, wall_step = limit, limits.wall_limit(limit)
-        one, most = limits.wall_limit(limit), limits.wall_limit(cap)
+        one = limits.wall_limit(limit)
         top = None  # (CPU, wall) of the top level, once it is over
         timed_out = cpu_out = False
         alive, ticking, writing = True, ticks is not None, False
@@ -448,7 +448,7 @@ class ForkServer:
         try:
             while True:
                 now = time.monotonic()
-                deadline = start + (min(one * (calls + 1), most) if ticks is not None else one)
+                deadline = limits.block_deadline(start, limit, calls, cap) if ticks is not None else start + one
                 if feed is not None and alive:
                     deadline = min(deadline, window + wall_step)
                 wait = (min(deadline, next_read) if alive else deadline) - now

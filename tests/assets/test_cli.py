@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 
 import dagster as dg
+import pytest
 
 from assets.metadata import rejects_metadata, stage_metadata, table_metadata
 from assets.progress import (
@@ -204,11 +205,19 @@ def test_training_steps_and_their_learning_signal_reach_the_report():
 def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     """The samples the main job passes (per-source sample, difficulty backend, translation cap) are
     config its jobs accept; no stage after Filter samples again."""
-    from assets.cli import MAIN_SAMPLE, difficulty_backend, main, resolve_job, sample_run_config, translate_run_config
+    from assets.cli import (
+        MAIN_SAMPLE,
+        difficulty_backend,
+        main,
+        resolve_job,
+        sample_run_config,
+        training_run_config,
+        translate_run_config,
+    )
     from pipeline.samplers import vllm_backend
 
     for job, config in (("dataset_job", sample_run_config(3, "vllm")), ("dataset_job", sample_run_config(None)),
-                        ("ingest_job", translate_run_config(1))):
+                        ("ingest_job", translate_run_config(1)), ("training_job", training_run_config(1, console_output=True))):
         assert dg.validate_run_config(resolve_job(job), config), job
     ops = sample_run_config(3)["ops"]
     assert ops["filter_problems"]["config"]["sample_per_source"] == 3
@@ -229,6 +238,11 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
     assert main(["run", "--translate", "3", "--no-training"]) == 0 and seen["translate"] == 3
     assert seen["sample"] == MAIN_SAMPLE  # the main job's problems per training source
     assert main(["run", "--sample", "-1"]) == 0 and seen["sample"] is None  # every problem
+    assert seen["steps"] is None and training_run_config(None) == {}  # the profile's steps
+    assert main(["run", "--steps", "1"]) == 0 and seen["steps"] == 1
+    assert training_run_config(1)["ops"]["grpo_training_run"]["config"] == {"steps": 1}
+    with pytest.raises(SystemExit):
+        main(["run", "--steps", "0"])
 
 
 def test_an_empty_dagster_home_means_the_default(tmp_path, monkeypatch):

@@ -136,7 +136,9 @@ def test_an_interrupted_run_stops_everything_and_resumes(tmp_path, shared_data):
     data, home = tmp_path / "data", tmp_path / "home"
     env = {**os.environ, "MICROCODER_DATA": str(data), "DAGSTER_HOME": str(home),
            "MICROCODER_TRANSLATION_ENABLED": "false"}  # ingest without the model: the test is about stopping
-    command = [str(Path(sys.executable).with_name("microcoder")), "run", "--sources", "leetcode", "--sample", "1"]
+    # One training step: the run is interrupted and resumed like a longer one (a step is a minute on CPU)
+    command = [str(Path(sys.executable).with_name("microcoder")), "run", "--sources", "leetcode", "--sample", "1",
+               "--steps", "1"]
     points = [
         # LeetCode's Process step takes seconds (2,090 statements): long enough to land inside it
         ("ingest", lambda w: _running(home, "ingest_job", "process_source", "leetcode")),

@@ -67,7 +67,7 @@ def _metrics_from_real_problems(root: Path, path: Path) -> list[dict]:
     from evaluator import compute_score_batch
     from pipeline.samplers.default_model import default_model_path
     from tests.training.grpo_reference import group_advantages
-    from training.grpo import output_diversity
+    from training.grpo import group_diversities, mean_and_stderr
 
     verified = pl.read_parquet(root / "assets" / "verified_problems.parquet").filter(pl.col("solutions").list.len() > 0)
     # A group of G real programs per problem: its reference solution (reward 1 when verified)
@@ -104,7 +104,7 @@ def _metrics_from_real_problems(root: Path, path: Path) -> list[dict]:
             "critic/advantages/max": float(advantages.max()),
             "microcoder/accuracy": float((rewards >= 1.0).float().mean()),
             "response_length/mean": sum(map(len, token_ids)) / len(token_ids),
-            "microcoder/diversity": output_diversity(groups),
+            "microcoder/diversity": mean_and_stderr(group_diversities(groups))[0],  # as the trainer logs it
         }
         steps.append({"step": step, "data": data})
     path.parent.mkdir(parents=True, exist_ok=True)

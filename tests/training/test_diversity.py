@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from pipeline.paths import shared_data_dir
-from training.grpo import batch_group_diversities, distinct_n, mean_and_stderr, output_diversity
+from training.grpo import batch_group_diversities, distinct_n, group_diversities, mean_and_stderr
 
 G = 8
 
@@ -24,13 +24,13 @@ def test_disjoint_responses_give_one():
     responses = [list(range(1000 * i, 1000 * i + 50)) for i in range(G)]
     assert distinct_n(responses) == 1.0
     assert distinct_n([f"a{i} b{i} c{i} d{i} e{i}" for i in range(G)]) == 1.0
-    assert output_diversity([responses, [responses[0]] * G]) == (1.0 + 1 / G) / 2
+    assert mean_and_stderr(group_diversities([responses, [responses[0]] * G]))[0] == (1.0 + 1 / G) / 2  # the trainer's mean
 
 
 def test_partial_overlap_and_short_responses():
     assert math.isclose(distinct_n([[1, 2, 3, 4, 5], [1, 2, 3, 4, 6]]), 3 / 4)
     assert math.isnan(distinct_n([[1, 2, 3]] * G))  # no 4-gram at all: undefined
-    assert output_diversity([[[1, 2, 3]] * G, [[1, 2, 3, 4]] * 2]) == 0.5  # NaN group skipped
+    assert group_diversities([[[1, 2, 3]] * G, [[1, 2, 3, 4]] * 2]) == [0.5]  # NaN group skipped
     assert distinct_n([torch.tensor([1, 2, 3, 4, 5])], n=2) == 1.0
 
 

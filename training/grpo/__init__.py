@@ -8,7 +8,7 @@ presets (:mod:`.presets`). verl computes the group advantages, the loss aggregat
 itself; their plain-torch references live in ``tests/training/grpo_reference.py``.
 """
 
-from .diversity import batch_group_diversities, distinct_n, group_diversities, group_index, mean_and_stderr, output_diversity
+from .diversity import batch_group_diversities, distinct_n, group_diversities, group_index, mean_and_stderr
 from .policy_loss import masked_mean, token_policy_loss
 from .presets import CHOICES, LABELS, PRESETS, GRPOConfig
 from .temperature import DiversityProbe, TemperatureSchedule, choose_temperature, measure_diversity
@@ -22,7 +22,7 @@ from .truncation_mask import (
 )
 
 __all__ = [
-    "batch_group_diversities", "distinct_n", "group_diversities", "group_index", "mean_and_stderr", "output_diversity",
+    "batch_group_diversities", "distinct_n", "group_diversities", "group_index", "mean_and_stderr",
     "masked_mean", "token_policy_loss",
     "CHOICES", "LABELS", "PRESETS", "GRPOConfig",
     "DiversityProbe", "TemperatureSchedule", "choose_temperature", "measure_diversity",

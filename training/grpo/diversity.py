@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["distinct_n", "output_diversity", "group_diversities", "batch_group_diversities", "group_index",
+__all__ = ["distinct_n", "group_diversities", "batch_group_diversities", "group_index",
            "mean_and_stderr"]
 
 Response = str | Sequence[int] | torch.Tensor
@@ -73,12 +73,6 @@ def distinct_n(responses: Sequence[Response], n: int = 4, window: int | None = N
 def group_diversities(groups: Sequence[Sequence[Response]], n: int = 4, window: int | None = None) -> list[float]:
     """:func:`distinct_n` of each query's responses, groups without an n-gram left out."""
     return [d for d in (distinct_n(g, n, window) for g in groups) if not math.isnan(d)]
-
-
-def output_diversity(groups: Sequence[Sequence[Response]], n: int = 4, window: int | None = None) -> float:
-    """Mean over queries of :func:`distinct_n` of each query's responses (NaN groups skipped)."""
-    values = group_diversities(groups, n, window)
-    return sum(values) / len(values) if values else math.nan
 
 
 def mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
