@@ -146,7 +146,7 @@ def answer(problem: str, given: str | list) -> str:
 
 def official_agreement() -> dict[str, tuple[int, int]]:
     """Per brute force: (official tests it answers alike, official tests small enough to try)."""
-    from evaluator.compare import same_answer
+    from evaluator.compare import compare_stdout
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
 
@@ -156,7 +156,7 @@ def official_agreement() -> dict[str, tuple[int, int]]:
         if brute is None:
             continue
         small = [c for c in row["tests"].cases if len(c.input) <= 400]
-        out[str(row["source_id"])] = (sum(same_answer("stdin", brute(c.input), c.output) for c in small), len(small))
+        out[str(row["source_id"])] = (sum(compare_stdout(c.output, brute(c.input)) for c in small), len(small))
     for row in process_rows(collect(default_specs()["leetcode"]).kept).kept:
         brute = BRUTE.get(row["source_id"])
         if brute is None:

@@ -79,7 +79,7 @@ def brute_force_evidence(programs: dict[str, list[dict]]) -> dict[tuple[str, str
     differs from the brute force's."""
     from brute_force import BRUTE, EVIDENCE, run
 
-    from evaluator.compare import same_answer
+    from evaluator.compare import compare_stdout
 
     out = {}
     for apps_id, origin, text in EVIDENCE:
@@ -87,7 +87,7 @@ def brute_force_evidence(programs: dict[str, list[dict]]) -> dict[tuple[str, str
         if program is None:
             continue
         right, mine = BRUTE[apps_id](text), run(program["code"], text)
-        if not same_answer("stdin", mine, right):
+        if not compare_stdout(right, mine):  # judged as the evaluator judges it, the brute force expected
             out[(apps_id, origin)] = {"input": text, "brute_force": right, "program": mine}
     return out
 

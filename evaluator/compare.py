@@ -42,7 +42,7 @@ from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["compare_stdout", "compare_values", "same_answer", "match_strategy", "encode_value",
+__all__ = ["compare_stdout", "compare_values", "agree", "either_accepts", "match_strategy", "encode_value",
            "decode_value", "parse_expected", "values_equal"]
 
 _NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
@@ -436,8 +436,19 @@ def compare_stdout(expected: str, actual: str, *, mode: str = "robust",
     return match_strategy(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol) is not None
 
 
-def same_answer(kind: str, a: str, b: str) -> bool:
-    """Two programs' outputs are the same answer under the robust comparison, either way round
-    (``kind``: ``stdin`` text or ``call`` values as JSON)."""
+def agree(kind: str, a: str, b: str) -> bool:
+    """Two programs' outputs are the same answer: each is accepted where the other is expected,
+    under the robust comparison (``kind``: ``stdin`` text or ``call`` values as JSON). The rule the
+    oracle's references agree by: whichever of them is written as the expected answer, the other
+    passes the test. No shortcut for equal text: an answer the comparison refuses even against
+    itself (NaN where a number is expected) must not become a test no program passes."""
+    compare = compare_stdout if kind == "stdin" else compare_values
+    return compare(a, b) and compare(b, a)
+
+
+def either_accepts(kind: str, a: str, b: str) -> bool:
+    """The lenient rule: one output accepted where the other is expected, either way round. Only
+    for the multiple-answers check (``pipeline.verify.references.answer_disagreement``): two
+    references whose answers fail even this print different answers to the same input."""
     compare = compare_stdout if kind == "stdin" else compare_values
     return a == b or compare(a, b) or compare(b, a)

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from evaluator.backend import EvaluatorBackend
-from evaluator.compare import same_answer
+from evaluator.compare import either_accepts
 from evaluator.model import Limits, Options, Result, Verdict
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, reject
@@ -48,7 +48,7 @@ def answer_disagreement(tests: Tests, results: list[Result], min_pass_fraction: 
                    if cases[case].verdict in CLEAN_VERDICTS and isinstance(cases[case].output, str)]
         for i, a in answers[1:]:
             j, b = answers[0]
-            if not same_answer(tests.kind, b, a):
+            if not either_accepts(tests.kind, b, a):
                 return {"case": case, "references": [j, i], "outputs": [b[:200], a[:200]]}
     return None
 

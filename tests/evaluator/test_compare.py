@@ -12,7 +12,17 @@ from collections import Counter, OrderedDict, deque
 
 import pytest
 
-from evaluator.compare import compare_stdout, compare_values, decode_value, encode_value, match_strategy, parse_expected, values_equal
+from evaluator.compare import (
+    agree,
+    compare_stdout,
+    compare_values,
+    decode_value,
+    either_accepts,
+    encode_value,
+    match_strategy,
+    parse_expected,
+    values_equal,
+)
 from pipeline.paths import shared_data_dir
 
 BIG = 10**18
@@ -444,3 +454,15 @@ def _numeric_twins(a: str, b: str) -> bool:
                                                        abs_tol=1e-6) for x, y in zip(ta, tb))
     except ValueError:
         return False
+
+
+def test_agree_is_one_symmetric_rule_and_the_lenient_one_has_its_own_name():
+    """The oracle's references agree when each passes a test that expects the other's answer; the
+    lenient rule (one way round suffices) is the multiple-answers check's alone. An expected set
+    accepts a list, and a tolerance counts from the expected value: neither makes two answers agree."""
+    for kind, a, b in [("stdin", "{1, 2}", "[2, 1]"), ("stdin", "1e-7", "0"), ("call", "[1, 2]", "[2, 1]")]:
+        assert agree(kind, a, b) == agree(kind, b, a)
+    assert either_accepts("stdin", "{1, 2}", "[2, 1]") and either_accepts("stdin", "[2, 1]", "{1, 2}")
+    assert not agree("stdin", "{1, 2}", "[2, 1]") and not agree("stdin", "1e-7", "0")
+    assert agree("stdin", "1.0", "1") and agree("stdin", "1\n2", "1 2") and agree("call", "[1, 2]", "[1, 2]")
+    assert not either_accepts("stdin", "YES", "NO")

@@ -157,10 +157,10 @@ class CallKind(TestKind):
         return why
 
     def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
-        from evaluator.compare import compare_values, encode_value
+        from evaluator.compare import agree, encode_value
 
         try:
-            return compare_values(encode_value(a), encode_value(b)) and compare_values(encode_value(b), encode_value(a))
+            return agree("call", encode_value(a), encode_value(b))
         except TypeError:
             return False
 

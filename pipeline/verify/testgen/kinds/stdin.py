@@ -95,11 +95,11 @@ class StdinKind(TestKind):
         return len(answer) > MAX_EXPECTED_CHARS
 
     def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
-        from evaluator.compare import same_answer
+        from evaluator.compare import agree
 
         if isinstance(checker, Checker):
             return checker.check(a, b)[0] and checker.check(b, a)[0]
-        return same_answer("stdin", a, b)
+        return agree("stdin", a, b)
 
     def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
         from pipeline.verify.testgen import adversaries
