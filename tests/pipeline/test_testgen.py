@@ -394,3 +394,32 @@ def test_the_stdin_hardcoders_kills_known_without_running_it_are_the_ones_its_ru
         cands[ci].kind.adversary_kills(cands[ci], name, result)
         assert known[ci] == cands[ci].kills[name]
     assert len(known) >= 4 and all(k is not None for k in known.values()) and any(known.values())
+
+
+def test_a_stdin_adversary_says_which_inputs_it_crashed_on_as_a_call_one_does(processed):
+    """The kind-free edge check (``differential.vouched``) reads ``failed`` and ``unrun``: a stdin
+    adversary fills them as a call one does, so a program that crashes on an input is told apart
+    from one that answers it wrongly."""
+    from evaluator.backend import LocalBackend
+    from evaluator.model import Limits, Options
+    from pipeline.verify.testgen import generate as g
+    from pipeline.verify.testgen.kinds import Runs
+    from pipeline.verify.testgen.planning import planner
+
+    rows = [r for r in _verify(processed["taco"][:4]).kept if r.get("solutions")]
+    with planner(GEN, 1, len(rows)) as plan:
+        cands = plan(rows)
+    g.run_oracle(cands, g._trusted, backend=LocalBackend(), workers=None, memory_mb=1024, budget_s=60)
+    crash_on_odd = "import sys\ndata = sys.stdin.read()\nif len(data) % 2:\n    raise SystemExit(3)\nprint('no')\n"
+    runs = Runs()
+    for ci, cand in enumerate(cands):
+        if cand.expected:
+            cand.kind.adversary_job(runs, cand, (ci, "odd"), crash_on_odd, g._adversary_tests(cand), sorted(cand.expected))
+    checked = 0
+    for (ci, name), result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
+        cand = cands[ci]
+        cand.kind.adversary_kills(cand, name, result)
+        odd = {i for i in cand.expected if len(cand.inputs[i]) % 2}
+        assert cand.failed[name] == odd and odd <= cand.kills[name] and cand.unrun[name] == set()
+        checked += bool(odd) and bool(set(cand.expected) - odd)
+    assert checked >= 1

@@ -114,8 +114,11 @@ class StdinKind(TestKind):
         if result.verdict is Verdict.INTERNAL_ERROR:
             return
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[i] for i, c in enumerate(result.cases)
-                            if c.verdict is not Verdict.ACCEPTED and c.cause is not Cause.WALL_BUDGET}
+        ran = {i for i, c in enumerate(result.cases) if c.cause is not Cause.WALL_BUDGET}
+        cand.kills[name] = {kept[i] for i in ran if result.cases[i].verdict is not Verdict.ACCEPTED}
+        cand.unrun[name] = {kept[i] for i in range(len(kept)) if i not in ran}  # a limit came first
+        cand.failed[name] = {kept[i] for i in ran  # it crashed or ran out of a limit: no answer at all
+                             if result.cases[i].verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER)}
 
     def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
         """The hardcoder's: what it prints is a table lookup (:func:`~pipeline.verify.testgen.adversaries.hardcoder_stdin_answers`),
