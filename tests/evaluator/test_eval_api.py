@@ -106,6 +106,23 @@ def test_evaluate_many_parallel_in_order():
     assert all(r.verdict in VERDICTS for r in res)
 
 
+def test_the_jobs_with_most_cases_start_first_and_results_come_back_as_given():
+    """A long job taken last keeps one worker busy while the others idle: the most cases (then the
+    most input) start first; the results still come back in the jobs' order, with their keys."""
+    from evaluator.api import most_work_first
+
+    def cases(n: int, size: int = 1) -> dict:
+        return {"kind": "stdin", "cases": [{"input": "x" * size, "output": ""}] * n}
+
+    tests = [cases(1), cases(3), cases(3, 50), Tests.from_dict(cases(2)), {"kind": "assert", "assert_code": "assert f(1)"}]
+    assert most_work_first(tests) == [2, 1, 3, 0, 4]
+    count = "import sys\nprint(sys.stdin.read().count('x'))\n"
+    jobs = [(i, count, {"kind": "stdin", "cases": [{"input": "x" * i, "output": str(i)}] * (1 + i % 3)}) for i in range(6)]
+    res = evaluate_many(jobs, Limits(time_s=5), workers=1)
+    assert [r.key for r in res] == list(range(6)) and all(r.passed for r in res)
+    assert [len(r.cases) for r in res] == [1 + i % 3 for i in range(6)]
+
+
 def test_a_limit_says_whether_the_program_or_the_budget_ran_out():
     """A test past its own limit and one the evaluation's wall budget cut short are both
     ``time_limit``; ``cause`` tells them apart (Verify's adversaries count only the first)."""
