@@ -79,64 +79,76 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
             "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
 
     for row in kept:
-        e, a = entry(row["source"]), acc[row["source"]]
-        e["problems_in"] += 1
-        e["released"] += 1
-        e["verified"] += bool(row.get("verified"))
-        e["with_generated_tests"] += bool(row.get("generated_tests"))
-        tests = row.get("tests")
-        after = tests.count if isinstance(tests, Tests) else int(row.get("num_tests") or 0)
-        a["after"].append(after)
-        a["before"].append(int(row.get("tests_before_generation") or after))
-        if row.get("labelled_correct_run"):
-            e["correct_programs_run"] += int(row["labelled_correct_run"])
-            e["_accepted_correct"] += int(row.get("labelled_correct_accepted") or 0)
-        if row.get("incorrect_run"):
-            e["wrong_programs_run"] += int(row["incorrect_run"])
-            e["_rejected_wrong"] += int(row.get("incorrect_rejected") or 0)
-        if row.get("mutation_score") is not None:
-            a["ms_after"].append(float(row["mutation_score"]))
-            a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
-        if row.get("reward_ms") is not None and row.get("reward_ms_before") is not None:
-            a["reward_before"].append(float(row["reward_ms_before"]))
-            a["reward_after"].append(float(row["reward_ms"]))
-        e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
-        e["oracle_suspects"] += int(row.get("oracle_suspects") or 0)
-        e["single_witness_tests"] += int(row.get("single_witness_tests") or 0)
-        if row.get("oracle_witnesses") and row.get("tests_before_generation") is not None and row.get("verified"):
-            a["two" if int(row["oracle_witnesses"]) >= 2 else "one"].append(int(row.get("generated_tests") or 0))
-        try:
-            e["_invalid"].update(json.loads(row.get("inputs_invalid") or "{}"))
-        except (TypeError, ValueError):
-            pass
-        if row.get("hardcoder_rejected") is not None:
-            e["hardcoder_run"] += 1
-            e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
-        e["single_reference_oracle"] += bool(row.get("single_reference_oracle"))
-        e["tests_only_in_statement_kept"] += bool(row.get("tests_only_in_statement"))
+        _count_kept(entry(row["source"]), acc[row["source"]], row)
     for rej in rejects:
-        e = entry(rej["source"])
-        e["problems_in"] += 1
-        if rej.get("reason") == "tests_only_in_statement":
-            e["tests_only_in_statement_rejected"] += 1
-            e["verified"] += 1  # rejected after the references passed
-        elif rej.get("reason") in ("weak_tests",):
-            e["verified"] += 1
+        _count_rejected(entry(rej["source"]), rej)
     for source, e in out.items():
-        a = acc[source]
-        e["tests_before"], e["tests_after"] = _mean(a["before"]), _mean(a["after"])
-        e["generated_two_witnesses"], e["generated_one_witness"] = _mean(a["two"]), _mean(a["one"])
-        e["problems_two_witnesses"], e["problems_one_witness"] = len(a["two"]), len(a["one"])
-        e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
-        e["reward_ms_before"], e["reward_ms_after"] = _median(a["reward_before"]), _median(a["reward_after"])
-        accepted = e.pop("_accepted_correct")
-        e["tpr"] = round(accepted / e["correct_programs_run"], 4) if e["correct_programs_run"] else None
-        invalid = e.pop("_invalid")
-        e["inputs_invalid"] = sum(invalid.values())
-        e["inputs_invalid_by_reason"] = dict(invalid.most_common())
-        rejected = e.pop("_rejected_wrong")
-        e["tnr"] = round(rejected / e["wrong_programs_run"], 4) if e["wrong_programs_run"] else None
+        _summarise(e, acc[source])
     return dict(sorted(out.items()))
+
+
+def _count_kept(e: dict[str, Any], a: dict[str, list[float]], row: dict[str, Any]) -> None:
+    """A released row's share of its source's funnel (``e``) and of the figures averaged later (``a``)."""
+    e["problems_in"] += 1
+    e["released"] += 1
+    e["verified"] += bool(row.get("verified"))
+    e["with_generated_tests"] += bool(row.get("generated_tests"))
+    tests = row.get("tests")
+    after = tests.count if isinstance(tests, Tests) else int(row.get("num_tests") or 0)
+    a["after"].append(after)
+    a["before"].append(int(row.get("tests_before_generation") or after))
+    if row.get("labelled_correct_run"):
+        e["correct_programs_run"] += int(row["labelled_correct_run"])
+        e["_accepted_correct"] += int(row.get("labelled_correct_accepted") or 0)
+    if row.get("incorrect_run"):
+        e["wrong_programs_run"] += int(row["incorrect_run"])
+        e["_rejected_wrong"] += int(row.get("incorrect_rejected") or 0)
+    if row.get("mutation_score") is not None:
+        a["ms_after"].append(float(row["mutation_score"]))
+        a["ms_before"].append(float(row.get("mutation_score_before") or 0.0))
+    if row.get("reward_ms") is not None and row.get("reward_ms_before") is not None:
+        a["reward_before"].append(float(row["reward_ms_before"]))
+        a["reward_after"].append(float(row["reward_ms"]))
+    e["mutants_equivalent"] += int(row.get("mutants_equivalent") or 0)
+    e["oracle_suspects"] += int(row.get("oracle_suspects") or 0)
+    e["single_witness_tests"] += int(row.get("single_witness_tests") or 0)
+    if row.get("oracle_witnesses") and row.get("tests_before_generation") is not None and row.get("verified"):
+        a["two" if int(row["oracle_witnesses"]) >= 2 else "one"].append(int(row.get("generated_tests") or 0))
+    try:
+        e["_invalid"].update(json.loads(row.get("inputs_invalid") or "{}"))
+    except (TypeError, ValueError):
+        pass
+    if row.get("hardcoder_rejected") is not None:
+        e["hardcoder_run"] += 1
+        e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
+    e["single_reference_oracle"] += bool(row.get("single_reference_oracle"))
+    e["tests_only_in_statement_kept"] += bool(row.get("tests_only_in_statement"))
+
+
+def _count_rejected(e: dict[str, Any], rej: dict[str, Any]) -> None:
+    """A rejected row's share of its source's funnel."""
+    e["problems_in"] += 1
+    if rej.get("reason") == "tests_only_in_statement":
+        e["tests_only_in_statement_rejected"] += 1
+        e["verified"] += 1  # rejected after the references passed
+    elif rej.get("reason") in ("weak_tests",):
+        e["verified"] += 1
+
+
+def _summarise(e: dict[str, Any], a: dict[str, list[float]]) -> None:
+    """A source's means, medians and rates, from what the rows added up."""
+    e["tests_before"], e["tests_after"] = _mean(a["before"]), _mean(a["after"])
+    e["generated_two_witnesses"], e["generated_one_witness"] = _mean(a["two"]), _mean(a["one"])
+    e["problems_two_witnesses"], e["problems_one_witness"] = len(a["two"]), len(a["one"])
+    e["mutation_score_before"], e["mutation_score"] = _mean(a["ms_before"]), _mean(a["ms_after"])
+    e["reward_ms_before"], e["reward_ms_after"] = _median(a["reward_before"]), _median(a["reward_after"])
+    accepted = e.pop("_accepted_correct")
+    e["tpr"] = round(accepted / e["correct_programs_run"], 4) if e["correct_programs_run"] else None
+    invalid = e.pop("_invalid")
+    e["inputs_invalid"] = sum(invalid.values())
+    e["inputs_invalid_by_reason"] = dict(invalid.most_common())
+    rejected = e.pop("_rejected_wrong")
+    e["tnr"] = round(rejected / e["wrong_programs_run"], 4) if e["wrong_programs_run"] else None
 
 
 FUNNEL_COLUMNS = (
