@@ -71,19 +71,38 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
     candidate's output, and for ``assert`` tests the judge process's report (the candidate never
     writes one).
     """
+    early = _without_an_end(run)
+    if early is not None:
+        return early
+    cand, judge = run.candidate, run.judge
+    report = last_message(judge) if judge is not None else {}
+    if judge is not None and report.get("pending") and report.get("status") in _DECIDED_BY_TEST \
+            and judge.exit == 0 and judge.signal is None and not judge.timed_out:
+        # The test failed before taking every prefetched reply: it decided on the calls it made, as
+        # it would have one at a time; how the program fared in calls it never made does not count.
+        return _judge_verdict(report)
+    limit = _limit_reached(run, cand, judge)
+    if limit is not None:
+        return limit
+    if judge is None:
+        return _ended_badly(cand, run.memory_mb) or (None, "")
+    return _judge_ended(run, cand, judge, report)
+
+
+def _without_an_end(run: Run) -> tuple[Verdict, str] | None:
+    """The verdict of a run with no process end to read: the budget ran out, the fork server broke,
+    or nothing ran."""
     if run.deadline:
         return Verdict.TIME_LIMIT, BUDGET_RAN_OUT
     if run.worker_died is not None:
         return Verdict.RUNTIME_ERROR, "the program killed or broke its fork server"
     if run.internal_error is not None or run.candidate is None:
         return Verdict.INTERNAL_ERROR, run.internal_error or "no process ran"
-    cand, judge = run.candidate, run.judge
-    report = last_message(judge) if judge is not None else {}
-    if report.get("pending") and report.get("status") in _DECIDED_BY_TEST and judge.exit == 0 \
-            and judge.signal is None and not judge.timed_out:
-        # The test failed before taking every prefetched reply: it decided on the calls it made, as
-        # it would have one at a time; how the program fared in calls it never made does not count.
-        return _judge_verdict(report)
+    return None
+
+
+def _limit_reached(run: Run, cand: ProcessEnd, judge: ProcessEnd | None) -> tuple[Verdict, str] | None:
+    """A limit either process reached (time, output), or a sandbox that could not be set up."""
     procs = [cand] + ([judge] if judge else [])
     if cand.cpu_limit:
         return Verdict.TIME_LIMIT, "CPU time limit exceeded"
@@ -96,11 +115,11 @@ def classify(run: Run, kind: str) -> tuple[Verdict | None, str]:
     if any(p.exit == SETUP_FAILED for p in procs):
         failed = judge if judge is not None and judge.exit == SETUP_FAILED else cand
         return Verdict.INTERNAL_ERROR, _last_line(failed.stderr_tail) or "sandbox setup failed"
-    if judge is None:
-        bad = _ended_badly(cand, run.memory_mb)
-        if bad:
-            return bad
-        return None, ""
+    return None
+
+
+def _judge_ended(run: Run, cand: ProcessEnd, judge: ProcessEnd, report: dict) -> tuple[Verdict | None, str]:
+    """An ``assert`` test's verdict once both processes ended within their limits: the judge's report."""
     status = report.get("status")
     if status == "ok" and judge.exit == 0 and judge.signal is None:
         return None, ""
