@@ -248,37 +248,46 @@ def values_equal(expected: Any, actual: Any, rel_tol: float = 1e-6, abs_tol: flo
                 and _close(expected.real, complex(actual).real, rel_tol, abs_tol)
                 and _close(expected.imag, complex(actual).imag, rel_tol, abs_tol))
     if isinstance(expected, (set, frozenset)):
-        if not isinstance(actual, (set, frozenset, list, tuple)) or len(actual) != len(expected):
-            return False
-        try:
-            if {_set_key(x) for x in expected} == {_set_key(x) for x in actual}:
-                return True
-        except TypeError:
-            pass
-        remaining = list(actual)  # tolerant matching (floats inside sets), bounded cost
-        if len(remaining) > 2000:
-            return False
-        for item in expected:
-            hit = next((i for i, x in enumerate(remaining)
-                        if values_equal(item, x, rel_tol, abs_tol)), None)
-            if hit is None:
-                return False
-            remaining.pop(hit)
-        return True
+        return _sets_equal(expected, actual, rel_tol, abs_tol)
     if isinstance(expected, (list, tuple)):
         return (isinstance(actual, (list, tuple)) and len(actual) == len(expected)
                 and all(values_equal(e, a, rel_tol, abs_tol) for e, a in zip(expected, actual)))
     if isinstance(expected, dict):
-        if not isinstance(actual, dict) or len(actual) != len(expected):
-            return False
-        if set(actual) != set(expected) and all(isinstance(k, str) for k in expected):
-            actual = {str(k) if type(k) is int else k: v for k, v in actual.items()}
-        same_keys = {_set_key(k) for k in actual} == {_set_key(k) for k in expected}
-        return same_keys and all(
-            values_equal(v, actual[k], rel_tol, abs_tol) for k, v in expected.items())
+        return _dicts_equal(expected, actual, rel_tol, abs_tol)
     if expected is None or isinstance(expected, (str, bytes)):
         return type(expected) is type(actual) and expected == actual
     return False
+
+
+def _sets_equal(expected: set | frozenset, actual: Any, rel_tol: float, abs_tol: float) -> bool:
+    """An expected set: any order of the same items (a list or tuple will do), floats within tolerance."""
+    if not isinstance(actual, (set, frozenset, list, tuple)) or len(actual) != len(expected):
+        return False
+    try:
+        if {_set_key(x) for x in expected} == {_set_key(x) for x in actual}:
+            return True
+    except TypeError:
+        pass
+    remaining = list(actual)  # tolerant matching (floats inside sets), bounded cost
+    if len(remaining) > 2000:
+        return False
+    for item in expected:
+        hit = next((i for i, x in enumerate(remaining)
+                    if values_equal(item, x, rel_tol, abs_tol)), None)
+        if hit is None:
+            return False
+        remaining.pop(hit)
+    return True
+
+
+def _dicts_equal(expected: dict, actual: Any, rel_tol: float, abs_tol: float) -> bool:
+    """The same keys (int keys may come back as JSON's strings) and equal values."""
+    if not isinstance(actual, dict) or len(actual) != len(expected):
+        return False
+    if set(actual) != set(expected) and all(isinstance(k, str) for k in expected):
+        actual = {str(k) if type(k) is int else k: v for k, v in actual.items()}
+    same_keys = {_set_key(k) for k in actual} == {_set_key(k) for k in expected}
+    return same_keys and all(values_equal(v, actual[k], rel_tol, abs_tol) for k, v in expected.items())
 
 
 def _set_key(x: Any) -> Any:
