@@ -430,26 +430,34 @@ class _ExampleRules:
         ranges, lengths, alphabets = check
         end = col + len(run)
         if s.kind in ("int", "float"):
-            try:
-                values = [int(t) for t in run]  # what _numbers reads first: all of them integers
-                ints = True
-            except ValueError:
-                values = _numbers(run)
-                ints = values is not None and all(isinstance(v, int) for v in values)
-            if values is None or (s.kind == "int" and not ints):
-                if not ranges.covers(row, col, end):
-                    raise _Invalid("token_kind", f"{run[0][:20]!r} where every example holds a number")
-                return
-            if ranges.covers(row, col, end) or (s.vprops or {}).get("perm"):
-                return  # stated; or a permutation, whose values its length decides
-            lo, hi = self._range(s)
-            if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
-                hi = max(hi, env[s.rel_var])  # never above an earlier value (a node id, at most n)
-            bad = _outside(values, lo, hi)
-            if bad is not None:
-                raise _Invalid("value_range" if s.bounded else "outside_examples",
-                               f"{self.g.names.get(s.sid, 'value')}={bad} outside [{lo}, {hi}] on line {row + 1}")
+            self._numbers_run(s, run, row, col, end, ranges, env)
+        else:
+            self._text_run(s, run, row, col, end, lengths, alphabets)
+
+    def _numbers_run(self, s: Any, run: list[str], row: int, col: int, end: int, ranges: Any, env: dict) -> None:
+        """A run of a number slot: numbers of its kind, inside the stated or the examples' range."""
+        try:
+            values = [int(t) for t in run]  # what _numbers reads first: all of them integers
+            ints = True
+        except ValueError:
+            values = _numbers(run)
+            ints = values is not None and all(isinstance(v, int) for v in values)
+        if values is None or (s.kind == "int" and not ints):
+            if not ranges.covers(row, col, end):
+                raise _Invalid("token_kind", f"{run[0][:20]!r} where every example holds a number")
             return
+        if ranges.covers(row, col, end) or (s.vprops or {}).get("perm"):
+            return  # stated; or a permutation, whose values its length decides
+        lo, hi = self._range(s)
+        if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
+            hi = max(hi, env[s.rel_var])  # never above an earlier value (a node id, at most n)
+        bad = _outside(values, lo, hi)
+        if bad is not None:
+            raise _Invalid("value_range" if s.bounded else "outside_examples",
+                           f"{self.g.names.get(s.sid, 'value')}={bad} outside [{lo}, {hi}] on line {row + 1}")
+
+    def _text_run(self, s: Any, run: list[str], row: int, col: int, end: int, lengths: Any, alphabets: Any) -> None:
+        """A run of a text slot: its categories, length, alphabet and brackets, as the examples keep them."""
         if s.cats and not alphabets.covers(row, col, end) and not set(run) <= set(s.cats):
             raise _Invalid("category", f"{sorted(set(run) - set(s.cats))[0][:20]!r} is none of {s.cats}")
         fixed = self.fixed_len.get(s.sid)
