@@ -194,19 +194,22 @@ class FastDraws:
                 return lo + r
             return draw
 
+        def take(a: int, n: int) -> int:
+            """``a`` plus a draw below ``n``, as ``randrange`` draws it; a summed value leaves the sum."""
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            v = a + r
+            if summed:
+                sum_left[sid] -= v
+            return v
+
         if mode == "scaled":
             def draw(env: dict) -> int:
                 hi, _ = bounds(env)
                 a = max(lo, hi - max(1, (hi - lo) // 10)) if random_() < 0.5 else lo
-                n = hi - a + 1
-                k = n.bit_length()
-                r = getrandbits(k)
-                while r >= n:
-                    r = getrandbits(k)
-                v = a + r
-                if summed:
-                    sum_left[sid] -= v
-                return v
+                return take(a, hi - a + 1)
             return draw
 
         if rel is None and not summed:  # random, fixed range: both widths known
@@ -228,15 +231,7 @@ class FastDraws:
 
         def draw(env: dict) -> int:
             hi, small = bounds(env)
-            n = (small if random_() < 0.5 else hi) - lo + 1
-            k = n.bit_length()
-            r = getrandbits(k)
-            while r >= n:
-                r = getrandbits(k)
-            v = lo + r
-            if summed:
-                sum_left[sid] -= v
-            return v
+            return take(lo, (small if random_() < 0.5 else hi) - lo + 1)
         return draw
 
     @staticmethod
