@@ -32,6 +32,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import json
+import marshal
 import os
 import select
 import signal
@@ -212,17 +213,80 @@ class _Feed:
                 os.close(fd)
 
 
+
+def _read_ticks(fd: int) -> int | None:
+    """How many call ticks wait on ``fd``: 0 at its end (the writer is gone), None when none yet."""
+    try:
+        return len(os.read(fd, 1 << 16))
+    except BlockingIOError:
+        return None
+
+
+def _watch(procs: dict[str, tuple[int, list[int]]], ticks: int | None) -> tuple[dict[str, int], select.poll]:
+    """A pidfd per child and one poller for the whole case, on every child's end and, for a fed
+    test, on ``ticks`` (a reply is whole when its tick comes)."""
+    pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
+    poller = select.poll()
+    for fd in (*pidfds.values(), *(() if ticks is None else (ticks,))):
+        poller.register(fd, select.POLLIN)
+    return pidfds, poller
+
+
+def _answered(feed: _Feed, clock: limits.CaseClock, ticks: int, events: list, ticking: bool,
+              poller) -> tuple[bool, list, bool]:
+    """A fed test's common turn, kept short: the one event is a step's tick (its reply is whole)
+    and the next step goes out at once; the CPU clock is read only when a reading is due.
+    Returns (the turn is over, the events still to handle, ticks still come)."""
+    if clock.top is None or len(events) != 1 or events[0][0] != ticks:
+        return False, events, ticking
+    got = _read_ticks(ticks)  # None: not yet
+    if got and feed.tick(got):
+        clock.step_answered(time.monotonic())
+    if got != 0 and not (feed.full or feed.writing) and not clock.reading_due(time.monotonic()):
+        return True, events, ticking
+    if got == 0:  # the end of its ticks: what follows says why
+        poller.unregister(ticks)
+        return False, events, False
+    return False, [], ticking
+
+
+def _feed_turn(feed: _Feed, got: int, events: list, writing: bool, poller) -> tuple[bool, bool]:
+    """A fed test's turn: ``got`` ticks (a whole reply each; the next step goes out) or none (room
+    for more of a reply larger than the pipe), and a step larger than the pipe written as room
+    comes. Returns (a step started, a step is being written); the caller ends a full stream."""
+    if got > 0:
+        started = feed.tick(got)  # the reply is whole: its tick comes after it
+    else:
+        feed.drain()
+        started = False
+    if feed.full:
+        return started, writing
+    if feed.writing != writing:  # a step larger than the pipe: the rest when it has room
+        writing = feed.writing
+        if writing:
+            poller.register(feed.step_w, select.POLLOUT)
+        else:
+            poller.unregister(feed.step_w)
+    elif writing and any(fd == feed.step_w for fd, _ in events):
+        feed.write()
+    return started, writing
+
+
 class ForkServer:
     def __init__(self, slot: int, out, sock: socket.socket) -> None:
         process.set_subreaper()
         preload()  # before the jail: our own package is not visible inside it
         self.jail = jail.Jail(slot)
         process.prepare_server()  # after the jail: it reads our environment
+        harness.prepare_stdio()
+        gc.collect()
+        jail.release_free_memory()  # fewer pages for each fork to map and each child's exit to unmap
         gc.freeze()  # children's collections never touch preloaded objects: their pages stay shared
         self.out, self.sock = out, sock
         self.pid_sent = False
         self.batch = False  # in a batch every result goes back on the socket, and a pid line only where pids are the host's
         self.batch_vm = 0  # our virtual size, read once a batch (a case's memory limit is counted from it)
+        self.home = ""  # the children's HOME and TMPDIR, as last set
 
     def send(self, obj: dict) -> None:
         self.out.write(json.dumps(obj).encode() + b"\n")
@@ -274,9 +338,10 @@ class ForkServer:
             return {"internal_error": f"{type(exc).__name__}: {exc}"}, {}
 
     def reply(self, obj: dict, fds: dict[str, int] | None = None) -> None:
-        """The case's result on the socket, with the memfds its numbers do not say (output, replies)."""
+        """The case's result on the socket, with the memfds its numbers do not say (output, replies);
+        in marshal (see :func:`evaluator.sandbox.pool._decode_result`)."""
         fds = fds or {}
-        data = json.dumps({**obj, "fds": list(fds)}).encode()
+        data = marshal.dumps({**obj, "fds": list(fds)})
         socket.send_fds(self.sock, [data], list(fds.values()))
 
     # ------------------------------------------------------------------ children
@@ -306,6 +371,82 @@ class ForkServer:
                 os._exit(1 if confined else process.SETUP_FAILED)
         os._exit(1 if confined else process.SETUP_FAILED)
 
+    # Each kind of child layout: the processes a case starts, their fds 0.. (see _spawn), and what
+    # the wait needs of them (``procs``: name -> (pid, its stdin, stdout, stderr[, report] memfds)).
+    def _start_assert(self, req: dict, fds: dict[str, int], limits_: dict, timeout: float,
+                      procs: dict[str, tuple[int, list[int]]]) -> int:
+        """The judge (the test code), then the candidate it calls through two pipes; returns the
+        ticks fd (a byte per request the judge sends)."""
+        c2j_r, c2j_w = os.pipe()
+        j2c_r, j2c_w = os.pipe()
+        ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            os.set_blocking(tick_w, True)
+            jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
+                    c2j_r, j2c_w, tick_w]
+            ahead = "prefetch" in fds
+            if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
+                jfds.append(fds.pop("prefetch"))
+
+            def judge() -> None:
+                jail.prctl(jail.PR_SET_DUMPABLE, 0)
+                from evaluator.asserts import judge as judge_mod
+
+                judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
+                              call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
+                              prelude=req.get("prelude"))
+
+            procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
+            for fd in jfds[4:]:
+                if fd not in (c2j_r, j2c_w):
+                    os.close(fd)
+            cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
+            serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
+            procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
+            for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
+                os.close(fd)
+        except BaseException:  # the caller closes only what it was given
+            os.close(ticks)
+            raise
+        return ticks
+
+    def _start_calls(self, req: dict, fds: dict[str, int], limits_: dict,
+                     procs: dict[str, tuple[int, list[int]]]) -> tuple[int, _Feed]:
+        """The candidate alone, fed its steps here one at a time; returns the ticks fd (a byte per
+        reply) and the feed."""
+        ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            os.set_blocking(tick_w, True)
+            step_r, step_w = os.pipe2(os.O_CLOEXEC)
+            reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
+            try:  # a reply up to this size goes out in one write, before its tick
+                fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
+            except OSError:
+                pass
+            os.set_blocking(step_w, False)
+            os.set_blocking(reply_r, False)
+            cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
+            run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
+            procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
+            for fd in cfds[3:]:
+                os.close(fd)
+            lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
+            feed = _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
+        except BaseException:  # the caller closes only what it was given
+            os.close(ticks)
+            raise
+        return ticks, feed
+
+    def _start_alone(self, req: dict, fds: dict[str, int], limits_: dict, workdir: str,
+                     procs: dict[str, tuple[int, list[int]]]) -> None:
+        """A ``stdin`` or ``checker`` program: the candidate alone on its input."""
+        if req["kind"] == "checker":  # the checker's own files; never in a candidate's /tmp
+            for name in CHECKER_FILES:
+                _copy_into(fds[name], os.path.join(workdir, name))
+        cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
+        procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
+        os.close(cfds[3])
+
     def run_case(self, req: dict, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
         timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.runs.server_request)
         kind = req["kind"]
@@ -317,64 +458,19 @@ class ForkServer:
         limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
                    "nproc": int(req.get("nproc") or 256)}
         workdir = self.jail.begin_case()
-        process.set_home(workdir)
+        if workdir != self.home:  # the same /tmp each case in a mount namespace: os.environ is slow to ask
+            process.set_home(workdir)
+            self.home = workdir
         procs: dict[str, tuple[int, list[int]]] = {}
         ticks, feed = None, None
         start = time.perf_counter()
         try:
             if kind == "assert":
-                c2j_r, c2j_w = os.pipe()
-                j2c_r, j2c_w = os.pipe()
-                ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-                os.set_blocking(tick_w, True)
-                jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
-                        c2j_r, j2c_w, tick_w]
-                ahead = "prefetch" in fds
-                if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
-                    jfds.append(fds.pop("prefetch"))
-
-                def judge() -> None:
-                    jail.prctl(jail.PR_SET_DUMPABLE, 0)
-                    from evaluator.asserts import judge as judge_mod
-
-                    judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
-                                  call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
-                                  prelude=req.get("prelude"))
-
-                procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
-                for fd in jfds[4:]:
-                    if fd not in (c2j_r, j2c_w):
-                        os.close(fd)
-                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-                serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
-                procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
-                for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
-                    os.close(fd)
+                ticks = self._start_assert(req, fds, limits_, timeout, procs)
             elif kind == "calls":  # lifted asserts, or a call test's cases: the candidate alone, fed a step at a time
-                ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-                os.set_blocking(tick_w, True)
-                step_r, step_w = os.pipe2(os.O_CLOEXEC)
-                reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
-                try:  # a reply up to this size goes out in one write, before its tick
-                    fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
-                except OSError:
-                    pass
-                os.set_blocking(step_w, False)
-                os.set_blocking(reply_r, False)
-                cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
-                run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
-                procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
-                for fd in cfds[3:]:
-                    os.close(fd)
-                lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
-                feed = _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
+                ticks, feed = self._start_calls(req, fds, limits_, procs)
             else:
-                if kind == "checker":  # the checker's own files; never in a candidate's /tmp
-                    for name in CHECKER_FILES:
-                        _copy_into(fds[name], os.path.join(workdir, name))
-                cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
-                procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
-                os.close(cfds[3])
+                self._start_alone(req, fds, limits_, workdir, procs)
             self.started(procs["candidate"][0])
             results = self._wait(procs, timeout, cap, ticks, feed, bool(req.get("charge_top")))
         finally:
@@ -409,7 +505,8 @@ class ForkServer:
                 else:
                     passed[f"{name}.{what}"] = fd
             out[name] = proc
-        out["leftovers"] = process.reap_children()
+        if self.jail.pidns_fd is None:  # with PID namespaces nothing outlives its case's PID 1
+            out["leftovers"] = process.reap_children()
         return out, passed
 
     def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float, ticks: int | None,
@@ -420,54 +517,28 @@ class ForkServer:
         Calls: each byte on ``ticks`` says one started (the judge sent a request; a fed step's
         reply left, and the next step goes out at once). Each call may use ``limit`` of the
         candidate's CPU, read from its clock (:func:`_cpu_clock`) at least every
-        :data:`limits.CPU_POLL_S`: past it the candidate dies, a time limit whatever the judge
-        does next. Each call buys the block another wall limit, up to the cap
-        (:func:`evaluator.sandbox.limits.block_deadline`); a fed step must also end within one wall limit
-        of its start. The judge's bytes are read at those readings, not as they come: the judge
-        and the program keep the cores, and a call's CPU counts from at most one reading after
-        its start. ``charge_top``: a call test's steps each carry the program's top level, as a
-        case in a process of its own would (:func:`evaluator.sandbox.limits.call_share`)."""
+        :data:`limits.CPU_POLL_S`, sooner near the limit: past it the candidate dies, a time limit
+        whatever the judge does next. Each call buys the block another wall limit, up to the cap;
+        a fed step must also end within one wall limit of its start. The judge's bytes are read at
+        those readings, not as they come: the judge and the program keep the cores, and a call's
+        CPU counts from at most one reading after its start. ``charge_top``: a call test's steps
+        each carry the program's top level, as a case in a process of its own would. The rules
+        themselves: :class:`evaluator.sandbox.limits.CaseClock`."""
         main = "judge" if "judge" in procs else "candidate"
         cand = procs["candidate"][0]
-        clock = _cpu_clock(cand)
-        pidfds = {name: os.pidfd_open(pid) for name, (pid, _) in procs.items()}
-        poller = select.poll()  # one, for the whole case
-        poller.register(pidfds[main], select.POLLIN)
-        if main != "candidate":
-            poller.register(pidfds["candidate"], select.POLLIN)
-        if feed is not None:
-            poller.register(ticks, select.POLLIN)  # a reply is whole when its tick comes
-        start = time.monotonic()
-        calls, window, cpu0 = 0, start, 0.0
-        cpu_limit, wall_step = limit, limits.wall_limit(limit)
-        one = limits.wall_limit(limit)
-        top = None  # (CPU, wall) of the top level, once it is over
+        cpu = _cpu_clock(cand)
+        pidfds, poller = _watch(procs, ticks if feed is not None else None)
+        clock = limits.CaseClock(time.monotonic(), limit, cap, block=ticks is not None, charge_top=charge_top)
         timed_out = cpu_out = False
         alive, ticking, writing = True, ticks is not None, False
-        next_read, fresh = start, False  # when the CPU clock is read next; a call started since the last reading
         try:
             while True:
-                now = time.monotonic()
-                deadline = limits.block_deadline(start, limit, calls, cap) if ticks is not None else start + one
-                if feed is not None and alive:
-                    deadline = min(deadline, window + wall_step)
-                wait = (min(deadline, next_read) if alive else deadline) - now
-                events = poller.poll(max(0, int(wait * 1000) + 1))
-                if (feed is not None and top is not None and not writing and len(events) == 1
-                        and events[0][0] == ticks):  # the common case: a step answered, the next goes out
-                    try:
-                        got = len(os.read(ticks, 1 << 16))
-                    except BlockingIOError:
-                        got = -1
-                    if got > 0 and feed.tick(got):
-                        calls += 1
-                        window, fresh = time.monotonic(), True
-                    if got != 0 and not (feed.full or feed.writing) and time.monotonic() < next_read:
+                deadline = clock.deadline(feed is not None and alive)
+                events = poller.poll(clock.wait_ms(time.monotonic(), deadline, alive))
+                if feed is not None and not writing:
+                    again, events, ticking = _answered(feed, clock, ticks, events, ticking, poller)
+                    if again:
                         continue
-                    events = [] if got != 0 else events  # the end of its ticks: what follows says why
-                    if got == 0:
-                        ticking = False
-                        poller.unregister(ticks)
                 ready = {fd for fd, _ in events}
                 if pidfds[main] in ready:
                     break
@@ -476,47 +547,22 @@ class ForkServer:
                     alive = False
                 got = 0
                 if ticking and (feed is None or ticks in ready):
-                    try:
-                        got = len(os.read(ticks, 1 << 16))
-                        if got == 0:  # the writer is gone: its process's end follows
-                            ticking = False
-                            if feed is not None:
-                                poller.unregister(ticks)
-                    except BlockingIOError:
-                        pass
+                    got = _read_ticks(ticks)
+                    if got == 0:  # the writer is gone: its process's end follows
+                        ticking = False
+                        if feed is not None:
+                            poller.unregister(ticks)
+                    got = got or 0
                 if feed is not None:
-                    if got > 0:
-                        started = feed.tick(got)  # the reply is whole: its tick comes after it
-                    else:
-                        feed.drain()  # a reply larger than the pipe: room for the rest
-                        started = False
+                    started, writing = _feed_turn(feed, got, events, writing, poller)
                     if feed.full:
                         self._kill(cand)
                         break
-                    if feed.writing != writing:  # a step larger than the pipe: the rest when it has room
-                        writing = feed.writing
-                        if writing:
-                            poller.register(feed.step_w, select.POLLOUT)
-                        else:
-                            poller.unregister(feed.step_w)
-                    elif writing and any(fd == feed.step_w for fd, _ in events):
-                        feed.write()
                 else:
                     started = got > 0
-                    calls += got
-                used = _cpu_of(clock) if alive else None
-                next_read = time.monotonic() + limits.CPU_POLL_S
-                if started and used is not None:
-                    if feed is not None:
-                        calls += 1
-                    if top is None:
-                        top = (used, time.monotonic() - start)
-                        if charge_top:
-                            cpu_limit, wall_step = limits.call_share(limit, *top)
-                    window, cpu0, fresh = time.monotonic(), used, False
-                elif fresh and used is not None:  # a call began since the last reading: it counts from here
-                    cpu0, fresh = used, False
-                elif alive and used is not None and used - cpu0 > cpu_limit + limits.CPU_MARGIN_S:
+                    clock.calls_started(got)
+                used = _cpu_of(cpu) if alive else None
+                if clock.read(used, time.monotonic(), started=started, fed=feed is not None):
                     cpu_out = True
                     self._kill(cand)
                     alive = False
@@ -526,22 +572,26 @@ class ForkServer:
                 if not started and time.monotonic() >= deadline:
                     timed_out = True
                     break
-                if ticks is None and alive and limits.idle_past_limit(time.monotonic() - start, limit,
-                                                                      lambda: _runqueue_wait(cand)):
+                if alive and clock.idle(time.monotonic(), lambda: _runqueue_wait(cand)):
                     timed_out = True  # a sleeping or blocked program: it costs its limit, not the slack
                     break
-            results = {}
-            for name, (pid, _) in procs.items():
-                if name != main or timed_out or cpu_out:
-                    self._kill(pid)
-                _, status, usage = os.wait4(pid, 0)
-                results[name] = (status, usage, timed_out, cpu_out and name == "candidate")
-            if feed is not None:
-                feed.drain()
-            return results
+            return self._end(procs, main, timed_out, cpu_out, feed)
         finally:
             for fd in pidfds.values():
                 os.close(fd)
+
+    def _end(self, procs: dict[str, tuple[int, list[int]]], main: str, timed_out: bool, cpu_out: bool,
+             feed: _Feed | None) -> dict:
+        """Every child ended (killed unless it is the one waited for and it ended in time) and reaped."""
+        results = {}
+        for name, (pid, _) in procs.items():
+            if name != main or timed_out or cpu_out:
+                self._kill(pid)
+            _, status, usage = os.wait4(pid, 0)
+            results[name] = (status, usage, timed_out, cpu_out and name == "candidate")
+        if feed is not None:
+            feed.drain()
+        return results
 
     @staticmethod
     def _kill(pid: int) -> None:

@@ -11,7 +11,16 @@ import pytest
 
 from evaluator import compute_score, evaluate
 from evaluator.model import Limits
-from evaluator.sandbox.limits import block_cap, block_deadline, call_share, wall_limit
+from evaluator.sandbox.limits import (
+    CPU_MARGIN_S,
+    CPU_POLL_S,
+    CaseClock,
+    block_cap,
+    block_deadline,
+    call_share,
+    next_reading_s,
+    wall_limit,
+)
 
 BUSY = ("import time\n"
         "def f(x, spend=0.15):\n"
@@ -89,6 +98,38 @@ def test_limit_arithmetic():
     assert block_deadline(0, 1, 10**6, 100) == wall_limit(100)
     assert call_share(1, 0.25, 0.5) == (0.75, wall_limit(1) - 0.5)  # what a case alone has left after its top level
     assert call_share(1, 2, 9) == (0.0, 0.0)
+
+
+def test_the_case_clock_reads_sooner_as_the_limit_nears_and_stops_past_it():
+    """One rule, one place: the fork server asks the clock when to read a program's CPU and
+    whether it is over; the deadlines are block_deadline's, not a copy of its formula."""
+    clock = CaseClock(100.0, 6.0, 6.0, block=False)
+    assert clock.deadline(fed_step=False) == 100.0 + wall_limit(6.0)
+    assert not clock.read(1.0, 101.0, started=False, fed=False)
+    assert clock.next_read == 101.0 + CPU_POLL_S  # far from the limit: the longest poll
+    assert not clock.read(5.98, 105.98, started=False, fed=False)
+    assert abs(clock.next_read - (105.98 + 0.02 + CPU_MARGIN_S)) < 1e-9  # near it: when one thread could reach it
+    assert not clock.read(6.0 + CPU_MARGIN_S, 106.01, started=False, fed=False)
+    assert clock.read(6.0 + CPU_MARGIN_S + 0.001, 106.02, started=False, fed=False)
+    assert next_reading_s(-1.0) > 0  # past the limit: read again soon, never in a busy loop
+
+    block = CaseClock(0.0, 1.0, 100.0, block=True)
+    block.calls_started(9)
+    assert block.deadline(fed_step=False) == block_deadline(0.0, 1.0, 9, 100.0)
+    assert not block.read(0.5, 0.6, started=True, fed=False)  # a call started: its CPU counts from here
+    assert not block.read(1.5, 1.6, started=False, fed=False) and block.read(1.52, 1.7, started=False, fed=False)
+
+    fed = CaseClock(0.0, 1.0, 100.0, block=True, charge_top=True)
+    assert not fed.read(0.25, 0.5, started=True, fed=True)  # the top level is over: each step carries it
+    assert (fed.cpu_limit, fed.wall_step) == call_share(1.0, 0.25, 0.5) and fed.calls == 1
+    fed.step_answered(2.0)
+    assert fed.deadline(fed_step=True) == min(block_deadline(0.0, 1.0, 2, 100.0), 2.0 + fed.wall_step)
+
+
+def test_a_looping_program_stops_within_milliseconds_of_its_limit():
+    res = evaluate("while True:\n    pass\n", {"kind": "stdin", "cases": [{"input": "", "output": "1"}]}, Limits(time_s=1.0))
+    case = res.cases[0]
+    assert res.verdict.value == "time_limit" and 1.0 <= case.cpu_s < 1.0 + CPU_POLL_S, case  # it was 1.05 to 1.1
 
 
 def test_a_sleeping_program_costs_its_limit_and_a_starved_one_keeps_the_slack():
