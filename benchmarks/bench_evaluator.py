@@ -361,25 +361,30 @@ print(json.dumps(out))
 """
 
 
-def _cpu_ms_per_test(pool: WorkerPool, n: int) -> tuple[float, float]:
+def _cpu_ms_per_test(pool: WorkerPool, n: int) -> tuple[float, float, dict[str, float]]:
     """An echo program's ``n`` stdin cases on a warm one-worker pool: wall and CPU (this process,
-    the fork server and its children) per test, in ms."""
+    the fork server and its children) per test, in ms, and the page faults a test of the fork
+    server and of its children: after a fork every page the server or a child writes is one (a
+    copy while the other lives), so they are most of a fork server's cost beyond the syscalls."""
     clock = os.sysconf("SC_CLK_TCK")
 
-    def server_cpu(pid: int) -> float:
+    def server_stat(pid: int) -> tuple[float, int, int]:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(f) for f in fields[11:15]) / clock  # utime, stime, and its reaped children's
+        # utime, stime and its reaped children's; minflt, and its reaped children's
+        return sum(int(f) for f in fields[11:15]) / clock, int(fields[7]), int(fields[8])
 
     tests = {"kind": "stdin", "cases": [{"input": ECHO_IN, "output": ECHO_OUT}] * n}
     evaluate(ECHO, tests, pool=pool, stop_on_first_failure=False)  # warm: the worker, its pages
     with pool.worker() as w:
         pid = w.proc.pid
-    c0, s0, start = time.process_time(), server_cpu(pid), time.perf_counter()
+    c0, s0, start = time.process_time(), server_stat(pid), time.perf_counter()
     res = evaluate(ECHO, tests, pool=pool, stop_on_first_failure=False)
     wall = time.perf_counter() - start
-    cpu = time.process_time() - c0 + server_cpu(pid) - s0
+    s1 = server_stat(pid)
+    cpu = time.process_time() - c0 + s1[0] - s0[0]
     assert res.passed, res.to_dict()
-    return wall / n * 1000, cpu / n * 1000
+    faults = {"the fork server": (s1[1] - s0[1]) / n, "its children": (s1[2] - s0[2]) / n}
+    return wall / n * 1000, cpu / n * 1000, faults
 
 
 def stdin_cost_table(n: int = 300, rounds: int = 3, lcb: str | None = None) -> dict:
@@ -399,8 +404,9 @@ def stdin_cost_table(n: int = 300, rounds: int = 3, lcb: str | None = None) -> d
     pool = WorkerPool(1)
     try:
         for _ in range(rounds):
-            wall, cpu = _cpu_ms_per_test(pool, n)
+            wall, cpu, faults = _cpu_ms_per_test(pool, n)
             got = {"whole test (wall)": wall, "whole test": cpu}
+            _keep_best(best.setdefault("page faults", {}), faults)
             proc = subprocess.run([sys.executable, "-c", _STDIN_PARTS, str(n), ECHO, ECHO_IN, ECHO_OUT],
                                   capture_output=True, text=True, env=env, cwd=tree, timeout=600)
             if proc.returncode != 0:
@@ -427,7 +433,7 @@ def _keep_best(into: dict[str, float], got: dict[str, float]) -> None:
 
 
 def _print_stdin_cost(best: dict[str, dict[str, float]], n: int, rounds: int) -> None:
-    ours, lcb = best["ours"], best["lcb"]
+    ours, lcb, faults = best["ours"], best["lcb"], best.get("page faults", {})
     parts = [k for k in ours if k not in ("whole test", "whole test (wall)", "the program itself")]
     ours["hand-offs and the rest"] = ours["whole test"] - sum(ours[k] for k in parts) - ours["the program itself"]
     print(f"\nfixed cost of one stdin test (an echo program, {n} tests a run, best of {rounds}; CPU ms a test, "
@@ -435,6 +441,9 @@ def _print_stdin_cost(best: dict[str, dict[str, float]], n: int, rounds: int) ->
     print(f"  {'microcoder-eval (a fresh sandboxed process a test)':<62}{'ms':>8}")
     for key in parts + ["hand-offs and the rest", "the program itself", "whole test", "whole test (wall)"]:
         print(f"  {key:<62}{ours[key]:>8.3f}")
+    if faults:
+        print("  page faults a test (a page written after a fork: " +
+              ", ".join(f"{who} {count:.0f}" for who, count in faults.items()) + ")")
     if lcb:
         print(f"  {'LiveCodeBench testing_util (every test in one process)':<62}{'ms':>8}")
         for key, value in lcb.items():

@@ -209,73 +209,94 @@ class _Predictor:
         elif isinstance(stmt, ast.Expr):
             self.expr(stmt.value, env)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            alias = self.module_alias(stmt.value) if stmt.value is not None else None
-            if alias is None:  # ``fs = os`` binds a module: not a value passed to anything
-                self.expr(stmt.value, env)
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            from_program = self.touches(stmt.value, env) if stmt.value is not None else False
-            for target in targets:
-                if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
-                    self.expr(target, env)
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name):
-                        self.forget(sub.id, env)
-                        self.local.add(sub.id)
-                        if alias is not None and isinstance(target, ast.Name):
-                            self.modules[sub.id] = alias
-                        elif alias is not None:
-                            self.opaque.add(sub.id)
-                        if from_program:
-                            self.returned.add(sub.id)
+            self.assignment(stmt, env)
         elif isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                bound = alias.asname or alias.name
-                self.forget(bound, env)
-                if stmt.module == "solution" and alias.name != "*":
-                    env[bound] = alias.name
-                elif alias.name == "*":
-                    raise _Stop("a star import")
-                elif (stmt.module or "").split(".")[0] in PURE_MODULES and not stmt.level:
-                    self.pure_names.add(bound)
-                else:
-                    self.local.add(bound)
-                    self.modules[bound] = f"{stmt.module}.{alias.name}"  # what it is, we cannot say: not pure
+            self.import_from(stmt, env)
         elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                self.forget(bound, env)
-                if alias.name == "solution":
-                    env[bound] = "solution"
-                else:
-                    self.modules[bound] = alias.name
+            self.import_(stmt, env)
         elif isinstance(stmt, ast.With) and all(self.raises(item.context_expr, env) for item in stmt.items):
-            for item in stmt.items:
-                self.expr(item.context_expr, env)
-                for sub in ast.walk(item.optional_vars) if item.optional_vars else ():
-                    if isinstance(sub, ast.Name):
-                        self.forget(sub.id, env)
-                        self.local.add(sub.id)
-            self.body(stmt.body, env)  # the first call that raises ends the block: a departure, judged again
+            self.with_raises(stmt, env)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if not all(self.decorator(d) for d in stmt.decorator_list):
-                raise _Stop("a decorator of the test's own, run when the function is defined")
-            if not isinstance(stmt, ast.ClassDef):  # defaults and annotations run when it is defined
-                a = stmt.args
-                for node in (*a.defaults, *(d for d in a.kw_defaults if d is not None), stmt.returns,
-                             *(x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
-                               if x is not None)):
-                    if node is not None and (self.touches(node, env) or not self.all_pure(node)
-                                             or any(isinstance(n, ast.Name) and self.impure_value(n.id)
-                                                    for n in ast.walk(node))):
-                        raise _Stop("a default or annotation that may reach the program or change what it sees")
-            if isinstance(stmt, ast.ClassDef) and not self.all_pure(stmt):
-                raise _Stop("a class whose body may call something")
-            self.forget(stmt.name, env)
-            self.defs[stmt.name] = stmt  # a name defined again keeps its first place, as in a namespace
+            self.definition(stmt, env)
         elif not self.touches(stmt, env) and self.all_pure(stmt):
             pass  # a loop or branch of the test's own that neither reaches the program nor changes a file
         else:
             raise _Stop(f"a {type(stmt).__name__} statement that reaches the program or may change what it sees")
+
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign, env: dict[str, str]) -> None:
+        """Its value is walked (unless it binds a module); its names are the test's own from here,
+        values the program returned where the value came from the program."""
+        alias = self.module_alias(stmt.value) if stmt.value is not None else None
+        if alias is None:  # ``fs = os`` binds a module: not a value passed to anything
+            self.expr(stmt.value, env)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        from_program = self.touches(stmt.value, env) if stmt.value is not None else False
+        for target in targets:
+            if not isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                self.expr(target, env)
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    self.forget(sub.id, env)
+                    self.local.add(sub.id)
+                    if alias is not None and isinstance(target, ast.Name):
+                        self.modules[sub.id] = alias
+                    elif alias is not None:
+                        self.opaque.add(sub.id)
+                    if from_program:
+                        self.returned.add(sub.id)
+
+    def import_from(self, stmt: ast.ImportFrom, env: dict[str, str]) -> None:
+        """``from solution import f`` binds the program's ``f``; a pure module's names are pure."""
+        for alias in stmt.names:
+            bound = alias.asname or alias.name
+            self.forget(bound, env)
+            if stmt.module == "solution" and alias.name != "*":
+                env[bound] = alias.name
+            elif alias.name == "*":
+                raise _Stop("a star import")
+            elif (stmt.module or "").split(".")[0] in PURE_MODULES and not stmt.level:
+                self.pure_names.add(bound)
+            else:
+                self.local.add(bound)
+                self.modules[bound] = f"{stmt.module}.{alias.name}"  # what it is, we cannot say: not pure
+
+    def import_(self, stmt: ast.Import, env: dict[str, str]) -> None:
+        for alias in stmt.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            self.forget(bound, env)
+            if alias.name == "solution":
+                env[bound] = "solution"
+            else:
+                self.modules[bound] = alias.name
+
+    def with_raises(self, stmt: ast.With, env: dict[str, str]) -> None:
+        """``with pytest.raises(...)``: its block runs up to the first call that raises."""
+        for item in stmt.items:
+            self.expr(item.context_expr, env)
+            for sub in ast.walk(item.optional_vars) if item.optional_vars else ():
+                if isinstance(sub, ast.Name):
+                    self.forget(sub.id, env)
+                    self.local.add(sub.id)
+        self.body(stmt.body, env)  # the first call that raises ends the block: a departure, judged again
+
+    def definition(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, env: dict[str, str]) -> None:
+        """A function or class of the test's own: kept for when it is called; what runs when it is
+        defined (decorators, defaults, annotations, a class body) must reach nothing."""
+        if not all(self.decorator(d) for d in stmt.decorator_list):
+            raise _Stop("a decorator of the test's own, run when the function is defined")
+        if not isinstance(stmt, ast.ClassDef):  # defaults and annotations run when it is defined
+            a = stmt.args
+            for node in (*a.defaults, *(d for d in a.kw_defaults if d is not None), stmt.returns,
+                         *(x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                           if x is not None)):
+                if node is not None and (self.touches(node, env) or not self.all_pure(node)
+                                         or any(isinstance(n, ast.Name) and self.impure_value(n.id)
+                                                for n in ast.walk(node))):
+                    raise _Stop("a default or annotation that may reach the program or change what it sees")
+        if isinstance(stmt, ast.ClassDef) and not self.all_pure(stmt):
+            raise _Stop("a class whose body may call something")
+        self.forget(stmt.name, env)
+        self.defs[stmt.name] = stmt  # a name defined again keeps its first place, as in a namespace
 
     def forget(self, name: str, env: dict[str, str]) -> None:
         """``name`` is bound anew: whatever it stood for before is gone."""

@@ -236,6 +236,21 @@ def _encode(obj: Any, st: _State) -> Any:
 
 
 def _encode_other(obj: Any, cls: type, st: _State) -> Any:
+    """A value of no exact base type (a subclass, a standard-library value, a class): its own form,
+    asked in this order (a subclass is encoded as the first base it has here), else a reference."""
+    for encode in (_encode_scalar, _encode_container, _encode_class):
+        got = encode(obj, cls, st)
+        if got is not _NOT_MINE:
+            return got
+    if cls.__name__ == "module":
+        return {"mod": obj.__name__}
+    return st.ref(obj)
+
+
+_NOT_MINE = object()  # an encoder's answer for a value it does not encode: the next one is asked
+
+
+def _encode_scalar(obj: Any, cls: type, st: _State) -> Any:
     if isinstance(obj, int):
         value = int.__int__(obj)
         return value if -_BIG < value < _BIG else {"i": hex(value)}
@@ -262,6 +277,10 @@ def _encode_other(obj: Any, cls: type, st: _State) -> Any:
             return st.ref(obj)
     if getattr(cls, "__module__", "") == "numpy" and hasattr(obj, "tolist"):
         return _encode(obj.tolist(), st)
+    return _NOT_MINE
+
+
+def _encode_container(obj: Any, cls: type, st: _State) -> Any:
     if isinstance(obj, tuple):
         items = [_encode(x, st) for x in tuple.__iter__(obj)]
         if _plain_namedtuple(cls):
@@ -288,6 +307,10 @@ def _encode_other(obj: Any, cls: type, st: _State) -> Any:
                                                  for k in OrderedDict.__iter__(obj)]}, st)
         tag = "ctr" if isinstance(obj, Counter) else "d"
         return _mutable(obj, lambda: {tag: _pairs(obj, st)}, st)
+    return _NOT_MINE
+
+
+def _encode_class(obj: Any, cls: type, st: _State) -> Any:
     if isinstance(obj, type):
         if issubclass(obj, BaseException):
             return {"exc": [obj.__name__, exception_base(obj), exception_chain(obj)]}
@@ -296,9 +319,7 @@ def _encode_other(obj: Any, cls: type, st: _State) -> Any:
                 st.identity.classes.setdefault((str(obj.__name__), tuple(str(f) for f in obj._fields)), obj)
             defaults = dict.items(obj.__dict__.get("_field_defaults") or {})
             return {"ntc": [str(obj.__name__), [str(f) for f in obj._fields], [[str(k), _encode(v, st)] for k, v in defaults]]}
-    if cls.__name__ == "module":
-        return {"mod": obj.__name__}
-    return st.ref(obj)
+    return _NOT_MINE
 
 
 def _encode_time(obj: Any) -> Any:
@@ -516,77 +537,116 @@ def _decode(value: Any, st: _Decoding) -> Any:
     if not isinstance(value, dict) or len(value) != 1:
         raise WireError("malformed value")
     (tag, body), = value.items()
-    if tag == "m":
-        if type(body) is list and len(body) == 2 and type(body[1]) is list and type(body[0]) is int \
-                and body[0] not in st.filled:  # a list: two frames a level, as deep as it comes
-            n = body[0]
-            target = st.identity.lookup(n)
-            if target is None and n:
-                target = []
-                st.identity.adopt(n, target)
-            if type(target) is list or (target is not None and _base_kind(target) == "l"):
-                st.filled.add(n)
-                list.__setitem__(target, slice(None), [_decode(v, st) for v in body[1]])
-                return target
-        return _numbered(_checked_list(body), st)
-    if tag in ("t", "fs"):
-        items = [_decode(v, st) for v in _checked_list(body)]
-        return tuple(items) if tag == "t" else frozenset(items)
     if tag in _EMPTY:  # a plain (unnumbered) mutable value
         target = _EMPTY[tag]()
         _fill(target, tag, value, st)
         return target
-    if tag == "dqm":
-        parts = _checked_list(body)
-        if len(parts) != 2 or type(parts[0]) is not int or parts[0] < 0:
-            raise WireError("malformed deque")
-        target = deque(maxlen=parts[0])
-        _fill(target, "dq", value, st)
-        return target
-    if tag == "i" and isinstance(body, str) and len(body) < MAX_TEXT:
-        return int(body, 16)
-    if tag == "b" and isinstance(body, str) and len(body) < MAX_TEXT:
-        return bytes.fromhex(body)
-    if tag == "c" and isinstance(body, list) and len(body) == 2 and all(isinstance(x, (int, float)) for x in body):
+    decoder = _DECODERS.get(tag)
+    got = _UNKNOWN if decoder is None else decoder(body, value, st)
+    if got is _UNKNOWN:
+        raise WireError(f"unknown tag {tag!r}")
+    return got
+
+
+# One decoder a tag: (body, the whole tagged value, the decoding's state) -> the value, or
+# _UNKNOWN where the body is not that tag's (the tag is then unknown, as a tag no one knows).
+_UNKNOWN = object()
+
+
+def _decode_numbered_list(body: Any, value: Any, st: _Decoding) -> Any:
+    if type(body) is list and len(body) == 2 and type(body[1]) is list and type(body[0]) is int \
+            and body[0] not in st.filled:  # a list: two frames a level, as deep as it comes
+        n = body[0]
+        target = st.identity.lookup(n)
+        if target is None and n:
+            target = []
+            st.identity.adopt(n, target)
+        if type(target) is list or (target is not None and _base_kind(target) == "l"):
+            st.filled.add(n)
+            list.__setitem__(target, slice(None), [_decode(v, st) for v in body[1]])
+            return target
+    return _numbered(_checked_list(body), st)
+
+
+def _decode_maxlen_deque(body: Any, value: Any, st: _Decoding) -> Any:
+    parts = _checked_list(body)
+    if len(parts) != 2 or type(parts[0]) is not int or parts[0] < 0:
+        raise WireError("malformed deque")
+    target = deque(maxlen=parts[0])
+    _fill(target, "dq", value, st)
+    return target
+
+
+def _decode_text(parse: Callable[[str], Any], limit: int = MAX_TEXT) -> Callable[[Any, Any, _Decoding], Any]:
+    return lambda body, value, st: parse(body) if isinstance(body, str) and len(body) < limit else _UNKNOWN
+
+
+def _decode_complex(body: Any, value: Any, st: _Decoding) -> Any:
+    if isinstance(body, list) and len(body) == 2 and all(isinstance(x, (int, float)) for x in body):
         return complex(body[0], body[1])
-    if tag == "fr" and isinstance(body, list) and len(body) == 2:
+    return _UNKNOWN
+
+
+def _decode_fraction(body: Any, value: Any, st: _Decoding) -> Any:
+    if isinstance(body, list) and len(body) == 2:
         num, den = _decode(body[0], st), _decode(body[1], st)
         if type(num) is int and type(den) is int:
             return Fraction(num, den)
-    if tag == "dec" and isinstance(body, str) and len(body) < 1 << 16:
-        try:
-            return Decimal(body)
-        except InvalidOperation:
-            raise WireError("malformed decimal") from None
-    if tag == "date":
-        return datetime.date(*_ints(body, 3)[:3])
-    if tag == "dt":
-        f = _ints(body, 8)
-        if len(f) != 9:
-            raise WireError("malformed datetime")
-        return datetime.datetime(*f[:7], tzinfo=_decode_tz(f[8]), fold=f[7])
-    if tag == "time":
-        f = _ints(body, 5)
-        if len(f) != 6:
-            raise WireError("malformed time")
-        return datetime.time(*f[:4], tzinfo=_decode_tz(f[5]), fold=f[4])
-    if tag == "td":
-        return datetime.timedelta(*_ints(body, 3)[:3])
-    if tag == "tz":
-        return _decode_tz(body)
-    if tag == "nt" and isinstance(body, list) and len(body) == 2:
-        cls = _decode(body[0], st)
-        if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
-            raise WireError("malformed named tuple")
-        items = [_decode(v, st) for v in _checked_list(body[1])]
-        if len(items) != len(cls._fields):
-            raise WireError("malformed named tuple")
-        return tuple.__new__(cls, items)
-    if tag == "ntc":
-        return _namedtuple_class(body, st)
-    if tag in ("ref", "jref", "exc", "mod"):
-        return st.ref({tag: body})
-    raise WireError(f"unknown tag {tag!r}")
+    return _UNKNOWN
+
+
+def _parse_decimal(text: str) -> Decimal:
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        raise WireError("malformed decimal") from None
+
+
+def _decode_datetime(body: Any, value: Any, st: _Decoding) -> Any:
+    f = _ints(body, 8)
+    if len(f) != 9:
+        raise WireError("malformed datetime")
+    return datetime.datetime(*f[:7], tzinfo=_decode_tz(f[8]), fold=f[7])
+
+
+def _decode_time(body: Any, value: Any, st: _Decoding) -> Any:
+    f = _ints(body, 5)
+    if len(f) != 6:
+        raise WireError("malformed time")
+    return datetime.time(*f[:4], tzinfo=_decode_tz(f[5]), fold=f[4])
+
+
+def _decode_namedtuple(body: Any, value: Any, st: _Decoding) -> Any:
+    if not (isinstance(body, list) and len(body) == 2):
+        return _UNKNOWN
+    cls = _decode(body[0], st)
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        raise WireError("malformed named tuple")
+    items = [_decode(v, st) for v in _checked_list(body[1])]
+    if len(items) != len(cls._fields):
+        raise WireError("malformed named tuple")
+    return tuple.__new__(cls, items)
+
+
+_DECODERS: dict[str, Callable[[Any, Any, _Decoding], Any]] = {
+    "m": _decode_numbered_list,
+    "t": lambda body, value, st: tuple(_decode(v, st) for v in _checked_list(body)),
+    "fs": lambda body, value, st: frozenset([_decode(v, st) for v in _checked_list(body)]),
+    "dqm": _decode_maxlen_deque,
+    "i": _decode_text(lambda text: int(text, 16)),
+    "b": _decode_text(bytes.fromhex),
+    "c": _decode_complex,
+    "fr": _decode_fraction,
+    "dec": _decode_text(_parse_decimal, 1 << 16),
+    "date": lambda body, value, st: datetime.date(*_ints(body, 3)[:3]),
+    "dt": _decode_datetime,
+    "time": _decode_time,
+    "td": lambda body, value, st: datetime.timedelta(*_ints(body, 3)[:3]),
+    "tz": lambda body, value, st: _decode_tz(body),
+    "nt": _decode_namedtuple,
+    "ntc": lambda body, value, st: _namedtuple_class(body, st),
+    **{tag: (lambda tag: lambda body, value, st: st.ref({tag: body}))(tag) for tag in ("ref", "jref", "exc", "mod")},
+}
 
 
 def loads(value: Any, ref: Callable[[dict], Any], identity: Identity | None = None) -> Any:

@@ -452,7 +452,7 @@ def _parse_lines(e: Line, k: int, lines: list, pos: int, env: dict, rec: Recorde
     trailing = e.vec is not None and not e.prefix and e.count.var is not None  # an empty list the input may leave out at the end
     binds = any(s.var for s in e.prefix)
     plain = rec is None and e.switch is None  # _parse_line's work done here
-    prefix, p = e.prefix, len(e.prefix)
+    p = len(e.prefix)
     for i in range(k):
         benv = dict(env) if binds else env
         if trailing and pos >= n and count_value(e.count, benv) == 0:
@@ -467,24 +467,9 @@ def _parse_lines(e: Line, k: int, lines: list, pos: int, env: dict, rec: Recorde
         if not plain:
             if not _parse_line(e, toks, benv, rec):
                 return None
-        else:
-            if len(toks) < p:
-                return None
-            for s, tok in zip(prefix, toks):  # _parse_prefix
-                cls = _digits_class(tok) if tok.isdigit() and tok.isascii() else None
-                if s.numeric and cls is None and token_class(tok) not in NUMERIC:
-                    return None
-                if s.length is not None:
-                    c = count_value(s.length, benv)
-                    if c is None or len(tok) != c:
-                        return None
-                if s.var:
-                    if (cls or token_class(tok)) == "int":
-                        benv[s.sid] = int(tok)
-                    else:
-                        benv.pop(s.sid, None)
-            if not (len(toks) == p if e.vec is None else _parse_list(e, toks[p:], benv, None)):
-                return None
+        elif len(toks) < p or not _parse_prefix(e, toks, benv, None) or not (
+                len(toks) == p if e.vec is None else _parse_list(e, toks[p:], benv, None)):
+            return None
         if iters is not None:
             iters.append([toks])
         pos += 1

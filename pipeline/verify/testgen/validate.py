@@ -355,38 +355,19 @@ class _ExampleRules:
 
     def _line(self, e: Any, toks: list[str], env: dict, row: int, check: Any, sums: Counter) -> None:
         """The line's runs of tokens, scalar by scalar: the prefix one by one, the list at once."""
+        p = len(e.prefix)
         if e.switch is not None:
             shape = e.switch.get(toks[0]) if toks else None
             if shape is None:
                 return  # a query type no example shows: the statement may allow it
             runs = [(e.prefix[0], toks[:1], 0)] + [(s, [t], j + 1) for j, (s, t) in enumerate(zip(shape, toks[1:]))]
+        elif check is not None:
+            self._checked_prefix(e, toks, env, row, check, sums)
+            runs = [(e.vec, toks[p:], p)] if e.vec is not None and len(toks) > p else []
         else:
-            p = len(e.prefix)
-            if check is not None:  # the prefix's tokens one by one, without a run each
-                spans = check[0].rows.get(row)  # where the statement states a range on this row
-                sum_bounds = self.g.sum_bounds
-                for j, (s, t) in enumerate(zip(e.prefix, toks)):
-                    if s.kind == "int" or s.kind == "float":
-                        if spans or len(t) > 300 or not t.isdigit() or not t.isascii():
-                            self._number(s, t, row, j, check, env)
-                        elif not (s.vprops or {}).get("perm"):  # _number of an unsigned integer, no span on its row
-                            v = int(t)
-                            lo, hi = self._ranges[s.sid] if s.sid in self._ranges else self._range(s)
-                            if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
-                                hi = max(hi, env[s.rel_var])
-                            if (lo is not None and v < lo) or (hi is not None and v > hi):
-                                self._number(s, t, row, j, check, env)  # raises
-                    else:
-                        self._run(s, [t], row, j, check, env)
-                    if s.var and len(t) <= 18 and _INT.fullmatch(t):
-                        env[s.sid] = int(t)
-                    if s.sid in sum_bounds:
-                        self._add_sum(s, [t], sums)
-                runs = [(e.vec, toks[p:], p)] if e.vec is not None and len(toks) > p else []
-            else:
-                runs = [(s, [t], j) for j, (s, t) in enumerate(zip(e.prefix, toks))]
-                if e.vec is not None and len(toks) > p:
-                    runs.append((e.vec, toks[p:], p))
+            runs = [(s, [t], j) for j, (s, t) in enumerate(zip(e.prefix, toks))]
+            if e.vec is not None and len(toks) > p:
+                runs.append((e.vec, toks[p:], p))
         for s, run, col in runs:
             if check is None:
                 self.seen.setdefault(s.sid, []).extend(run)
@@ -394,9 +375,35 @@ class _ExampleRules:
                 self._run(s, run, row, col, check, env)
             self._bind(s, run, env, sums)
         if check is not None and e.vec is not None and (e.vec.vprops or {}).get("long") and e.vec.vprops.get("perm"):
-            values = _numbers(toks[len(e.prefix):])
+            values = _numbers(toks[p:])
             if values and len(values) >= 2 and sorted(values) not in (list(range(1, len(values) + 1)), list(range(len(values)))):
                 raise _Invalid("permutation", "every example's list is a permutation")
+
+    def _checked_prefix(self, e: Any, toks: list[str], env: dict, row: int, check: Any, sums: Counter) -> None:
+        """A checked line's prefix, token by token, without a run each (validation's hot path)."""
+        spans = check[0].rows.get(row)  # where the statement states a range on this row
+        sum_bounds = self.g.sum_bounds
+        for j, (s, t) in enumerate(zip(e.prefix, toks)):
+            if s.kind == "int" or s.kind == "float":
+                self._prefix_number(s, t, row, j, check, env, bool(spans))
+            else:
+                self._run(s, [t], row, j, check, env)
+            if s.var and len(t) <= 18 and _INT.fullmatch(t):
+                env[s.sid] = int(t)
+            if s.sid in sum_bounds:
+                self._add_sum(s, [t], sums)
+
+    def _prefix_number(self, s: Any, t: str, row: int, col: int, check: Any, env: dict, spans: bool) -> None:
+        """:meth:`_number`, asked only where a plain unsigned integer could be out of range."""
+        if spans or len(t) > 300 or not t.isdigit() or not t.isascii():
+            self._number(s, t, row, col, check, env)
+        elif not (s.vprops or {}).get("perm"):  # _number of an unsigned integer, no span on its row
+            v = int(t)
+            lo, hi = self._ranges[s.sid] if s.sid in self._ranges else self._range(s)
+            if s.rel_var is not None and env.get(s.rel_var) is not None and hi is not None and not s.bounded:
+                hi = max(hi, env[s.rel_var])
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                self._number(s, t, row, col, check, env)  # raises
 
     def _bind(self, s: Any, run: list[str], env: dict, sums: Counter) -> None:
         """After a run: the variable it sets, and its share of a sum over the test cases."""
