@@ -27,7 +27,10 @@ and that has no checker never reaches Verify: tests would pin one of them), on t
 tests ("before") and on the released tests ("after"); "TPR kept": of
 the correct programs the source's own tests accept, the share the released tests accept too
 (what generation costs). Every labelled-correct program the released tests reject is listed with
-the case that failed it: its input, the expected answer and the program's.
+the case that failed it: its input, the expected answer and the program's. Every known-wrong
+program the released tests accept is listed with the smallest full test that rejects it and a
+class (small corner, extreme, large input, structure, misread statement: :mod:`escapes`), and a
+table counts them per source and class.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from escapes import CLASSES, NO_FULL_TESTS, escape_class, example_shapes, single_tests, size_of  # noqa: E402
 from extended_audit import audited  # noqa: E402
 from labelled_sets import APPS, LEETCODE  # noqa: E402
 
@@ -85,7 +89,7 @@ def labelled_programs(sources: list[str], audit: bool = True,
         wrong = rec["label_base"] is True and not correct and rec["label_extended"] is False
         if correct or wrong:
             out.setdefault((rec["dataset"], sid), []).append({"code": rec["code"], "correct": correct,
-                                                             "id": rec["id"]})
+                                                             "id": rec["id"], "full_tests": rec.get("tests_extended")})
     return out
 
 
@@ -133,7 +137,8 @@ def apps_rows(kind: str, records: list[dict]) -> tuple[list[dict], dict[tuple[st
         oracle = trusted[:2] if len(trusted) >= 3 else trusted[:1]
         rows.append({**row, "tests": dataclasses.replace(row["tests"], cases=samples), "solutions": [p["code"] for p in oracle]})
         programs[("apps", row["source_id"])] = [
-            {"code": p["code"], "correct": p["label"] == "correct", "id": f"apps/{row['source_id']}/{p['origin'].split('/')[-1][:-6]}"}
+            {"code": p["code"], "correct": p["label"] == "correct", "id": f"apps/{row['source_id']}/{p['origin'].split('/')[-1][:-6]}",
+             "full_tests": row["tests"].to_dict()}  # the official tests, before the cut to the samples
             for p in found if all(p is not o for o in oracle)]
     return rows, programs
 
@@ -190,6 +195,8 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
             pairs_before.append((program, before_tests[row["problem_id"]]))
             pairs_after.append((program, row["tests"].to_dict()))
     res_before, res_after = judge(pairs_before, workers), judge(pairs_after, workers)
+    survivors = [(p, before) for (p, before), a in zip(pairs_before, res_after) if not p["correct"] and a.passed]
+    escaped = escapes(name, survivors, workers)
     newly_rejected = []
     for (program, tests), b, a in zip(pairs_after, res_before, res_after):
         if program["correct"] and not a.passed:
@@ -224,8 +231,37 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
                                               and (int(r.get("oracle_witnesses") or 0) >= 2) == (k == "two")])
                           for k in ("two", "one")},
         "verify_s": round(verify_s, 1),
+        "escapes": escaped,
     }
     return out, newly_rejected
+
+
+def escapes(source: str, survivors: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
+    """Each wrong program the released tests accept, with the smallest full test that rejects it and
+    its class (:mod:`escapes`): judged on its full tests one by one (APPS's official cases,
+    HumanEval-ET's asserts). A program with no full tests here (MBPP-ET's are not in the shared
+    data, only its verdicts) is counted as such."""
+    jobs, spans = [], []
+    for program, _ in survivors:
+        singles = single_tests(program.get("full_tests") or {})
+        spans.append((len(jobs), len(singles)))
+        jobs += [(program, test) for test, _ in singles]
+    results = judge(jobs, workers)
+    out = []
+    for (program, before), (start, n) in zip(survivors, spans):
+        singles = single_tests(program.get("full_tests") or {})
+        failed = [(test, shape) for (test, shape), r in zip(singles, results[start:start + n]) if not r.passed]
+        item = {"source": source, "program": program["id"], "full_tests": n, "failed": len(failed)}
+        if not singles:
+            item["class"] = NO_FULL_TESTS
+        elif not failed:
+            item["class"] = "not rejected by a full test alone"
+        else:
+            test, shape = min(failed, key=lambda f: size_of(f[0]))
+            item["class"] = escape_class(shape, example_shapes(before), len(failed) / n)
+            item["smallest"] = (test.get("assert_code") or test["cases"][0]["input"])[:300]
+        out.append(item)
+    return out
 
 
 def _mean_generated(rows: list[dict]) -> str:
@@ -282,8 +318,25 @@ def main() -> None:
         print(f"  {item['source']} {item['program']}: {item['verdict']} {item['message']!r}{also}")
         if "input" in item:
             print(f"    input {item['input']!r} expected {item['expected']!r}")
+    print_escapes([e for r in rows for e in r["escapes"]], [r["source"] for r in rows])
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "newly_rejected": newly}, indent=2))
+
+
+def print_escapes(escaped: list[dict], sources: list[str]) -> None:
+    """The wrong programs the released tests accept, by source and class, then each with its smallest
+    rejecting full test."""
+    classes = [*CLASSES, "not rejected by a full test alone", NO_FULL_TESTS]
+    print(f"\nwrong programs the released tests accept: {len(escaped)}, by the smallest full test that rejects each")
+    print("| source | " + " | ".join(classes) + " |")
+    print("|" + "---|" * (len(classes) + 1))
+    for source in sources:
+        mine = [e for e in escaped if e["source"] == source]
+        print(f"| {source} | " + " | ".join(str(sum(e["class"] == c for e in mine)) for c in classes) + " |")
+    for e in escaped:
+        print(f"  {e['source']} {e['program']}: {e['class']} (fails {e['failed']} of {e['full_tests']} full tests)")
+        if "smallest" in e:
+            print(f"    smallest: {e['smallest'][:200]!r}")
 
 
 if __name__ == "__main__":
