@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from escapes import CLASSES, NO_FULL_TESTS, escape_class, example_shapes, single_tests, size_of  # noqa: E402
+from escapes import CLASSES, NO_FULL_TESTS, NOT_ALONE, escape_class, example_shapes, single_tests, size_of  # noqa: E402
 from extended_audit import audited  # noqa: E402
 from labelled_sets import APPS, LEETCODE  # noqa: E402
 
@@ -241,21 +241,19 @@ def escapes(source: str, survivors: list[tuple[dict, dict]], workers: int | None
     its class (:mod:`escapes`): judged on its full tests one by one (APPS's official cases,
     HumanEval-ET's asserts). A program with no full tests here (MBPP-ET's are not in the shared
     data, only its verdicts) is counted as such."""
-    jobs, spans = [], []
-    for program, _ in survivors:
-        singles = single_tests(program.get("full_tests") or {})
-        spans.append((len(jobs), len(singles)))
-        jobs += [(program, test) for test, _ in singles]
-    results = judge(jobs, workers)
+    split = [single_tests(program.get("full_tests") or {}) for program, _ in survivors]
+    results = iter(judge([(program, test) for (program, _), singles in zip(survivors, split) for test, _ in singles],
+                         workers))
     out = []
-    for (program, before), (start, n) in zip(survivors, spans):
-        singles = single_tests(program.get("full_tests") or {})
-        failed = [(test, shape) for (test, shape), r in zip(singles, results[start:start + n]) if not r.passed]
+    for (program, before), singles in zip(survivors, split):
+        n = len(singles)
+        passed = [next(results).passed for _ in singles]
+        failed = [single for single, ok in zip(singles, passed) if not ok]
         item = {"source": source, "program": program["id"], "full_tests": n, "failed": len(failed)}
         if not singles:
             item["class"] = NO_FULL_TESTS
         elif not failed:
-            item["class"] = "not rejected by a full test alone"
+            item["class"] = NOT_ALONE
         else:
             test, shape = min(failed, key=lambda f: size_of(f[0]))
             item["class"] = escape_class(shape, example_shapes(before), len(failed) / n)
@@ -326,7 +324,7 @@ def main() -> None:
 def print_escapes(escaped: list[dict], sources: list[str]) -> None:
     """The wrong programs the released tests accept, by source and class, then each with its smallest
     rejecting full test."""
-    classes = [*CLASSES, "not rejected by a full test alone", NO_FULL_TESTS]
+    classes = [*CLASSES, NOT_ALONE, NO_FULL_TESTS]
     print(f"\nwrong programs the released tests accept: {len(escaped)}, by the smallest full test that rejects each")
     print("| source | " + " | ".join(classes) + " |")
     print("|" + "---|" * (len(classes) + 1))

@@ -19,11 +19,13 @@ Atoms: a stdin input's tokens; a call's numbers, strings' characters and contain
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
 from typing import Any
 
 CLASSES = ("small corner", "extreme", "large input", "structure", "misread statement")
 NO_FULL_TESTS = "no full tests here"  # a survivor whose problem's full tests this machine lacks
+NOT_ALONE = "not rejected by a full test alone"  # fails the full tests together only (too slow for all of them)
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,6 @@ def single_tests(tests: dict) -> list[tuple[dict, Shape]]:
 
 
 def _call_case_shape(case: dict) -> Shape:
-    import json
-
     try:
         return call_shape(json.loads(case["input"]))
     except (ValueError, TypeError, RecursionError):

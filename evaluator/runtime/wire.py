@@ -645,7 +645,7 @@ _DECODERS: dict[str, Callable[[Any, Any, _Decoding], Any]] = {
     "tz": lambda body, value, st: _decode_tz(body),
     "nt": _decode_namedtuple,
     "ntc": lambda body, value, st: _namedtuple_class(body, st),
-    **{tag: (lambda tag: lambda body, value, st: st.ref({tag: body}))(tag) for tag in ("ref", "jref", "exc", "mod")},
+    **dict.fromkeys(("ref", "jref", "exc", "mod"), lambda body, value, st: st.ref(value)),  # a stand-in of the caller's
 }
 
 

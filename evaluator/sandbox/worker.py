@@ -213,7 +213,6 @@ class _Feed:
                 os.close(fd)
 
 
-
 def _read_ticks(fd: int) -> int | None:
     """How many call ticks wait on ``fd``: 0 at its end (the writer is gone), None when none yet."""
     try:
@@ -373,69 +372,55 @@ class ForkServer:
 
     # Each kind of child layout: the processes a case starts, their fds 0.. (see _spawn), and what
     # the wait needs of them (``procs``: name -> (pid, its stdin, stdout, stderr[, report] memfds)).
-    def _start_assert(self, req: dict, fds: dict[str, int], limits_: dict, timeout: float,
-                      procs: dict[str, tuple[int, list[int]]]) -> int:
-        """The judge (the test code), then the candidate it calls through two pipes; returns the
-        ticks fd (a byte per request the judge sends)."""
+    def _start_assert(self, req: dict, fds: dict[str, int], limits_: dict, timeout: float, tick_w: int,
+                      procs: dict[str, tuple[int, list[int]]]) -> None:
+        """The judge (the test code; a byte on ``tick_w`` per request it sends), then the candidate
+        it calls through two pipes."""
         c2j_r, c2j_w = os.pipe()
         j2c_r, j2c_w = os.pipe()
-        ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-        try:
-            os.set_blocking(tick_w, True)
-            jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
-                    c2j_r, j2c_w, tick_w]
-            ahead = "prefetch" in fds
-            if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
-                jfds.append(fds.pop("prefetch"))
+        jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
+                c2j_r, j2c_w, tick_w]
+        ahead = "prefetch" in fds
+        if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
+            jfds.append(fds.pop("prefetch"))
 
-            def judge() -> None:
-                jail.prctl(jail.PR_SET_DUMPABLE, 0)
-                from evaluator.asserts import judge as judge_mod
+        def judge() -> None:
+            jail.prctl(jail.PR_SET_DUMPABLE, 0)
+            from evaluator.asserts import judge as judge_mod
 
-                judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
-                              call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
-                              prelude=req.get("prelude"))
+            judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
+                          call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
+                          prelude=req.get("prelude"))
 
-            procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
-            for fd in jfds[4:]:
-                if fd not in (c2j_r, j2c_w):
-                    os.close(fd)
-            cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-            serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
-            procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
-            for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
+        procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
+        for fd in jfds[4:]:
+            if fd not in (c2j_r, j2c_w):
                 os.close(fd)
-        except BaseException:  # the caller closes only what it was given
-            os.close(ticks)
-            raise
-        return ticks
+        cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
+        serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
+        procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
+        for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
+            os.close(fd)
 
-    def _start_calls(self, req: dict, fds: dict[str, int], limits_: dict,
-                     procs: dict[str, tuple[int, list[int]]]) -> tuple[int, _Feed]:
-        """The candidate alone, fed its steps here one at a time; returns the ticks fd (a byte per
-        reply) and the feed."""
-        ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-        try:
-            os.set_blocking(tick_w, True)
-            step_r, step_w = os.pipe2(os.O_CLOEXEC)
-            reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
-            try:  # a reply up to this size goes out in one write, before its tick
-                fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
-            except OSError:
-                pass
-            os.set_blocking(step_w, False)
-            os.set_blocking(reply_r, False)
-            cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
-            run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
-            procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
-            for fd in cfds[3:]:
-                os.close(fd)
-            lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
-            feed = _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
-        except BaseException:  # the caller closes only what it was given
-            os.close(ticks)
-            raise
-        return ticks, feed
+    def _start_calls(self, req: dict, fds: dict[str, int], limits_: dict, tick_w: int,
+                     procs: dict[str, tuple[int, list[int]]]) -> _Feed:
+        """The candidate alone (a byte on ``tick_w`` per reply), fed its steps here one at a time;
+        returns the feed."""
+        step_r, step_w = os.pipe2(os.O_CLOEXEC)
+        reply_r, reply_w = os.pipe2(os.O_CLOEXEC)
+        try:  # a reply up to this size goes out in one write, before its tick
+            fcntl.fcntl(reply_w, _F_SETPIPE_SZ, 1 << 20)
+        except OSError:
+            pass
+        os.set_blocking(step_w, False)
+        os.set_blocking(reply_r, False)
+        cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
+        run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
+        procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
+        for fd in cfds[3:]:
+            os.close(fd)
+        lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
+        return _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
 
     def _start_alone(self, req: dict, fds: dict[str, int], limits_: dict, workdir: str,
                      procs: dict[str, tuple[int, list[int]]]) -> None:
@@ -465,10 +450,13 @@ class ForkServer:
         ticks, feed = None, None
         start = time.perf_counter()
         try:
+            if kind in ("assert", "calls"):  # each call started is a byte on this pipe
+                ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+                os.set_blocking(tick_w, True)
             if kind == "assert":
-                ticks = self._start_assert(req, fds, limits_, timeout, procs)
+                self._start_assert(req, fds, limits_, timeout, tick_w, procs)
             elif kind == "calls":  # lifted asserts, or a call test's cases: the candidate alone, fed a step at a time
-                ticks, feed = self._start_calls(req, fds, limits_, procs)
+                feed = self._start_calls(req, fds, limits_, tick_w, procs)
             else:
                 self._start_alone(req, fds, limits_, workdir, procs)
             self.started(procs["candidate"][0])
