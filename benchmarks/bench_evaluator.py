@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_evaluator.py --peers --lcb PATH --rllm PATH [--limit N] [--programs FILE] [--rounds N]
     .venv/bin/python benchmarks/bench_evaluator.py --stdin-cost [--lcb PATH] [--tree PATH]
     .venv/bin/python benchmarks/bench_evaluator.py --baseline-tree /tmp/base [--rounds N] [--limit N]
+    .venv/bin/python benchmarks/bench_evaluator.py --groups --programs FILE [--workers N] [--rounds N]
 
 Runs every reference solution of the shared sets through both, every test (no early stop),
 and prints tests/s, programs/s, per-test latency of an empty program (the fixed overhead),
@@ -31,6 +32,8 @@ set every peer can run and on all it can run; then where our time went.
 ``--baseline-tree PATH`` compares the call-cost and assert tables of another checkout (an older
 commit: ``git worktree add /tmp/base <commit>``) with this one's, in the same run: each table runs
 in a process per tree, the trees in turns, ``--rounds`` times, and each figure is the best.
+``--groups --programs FILE`` times each problem's programs as one batch (a GRPO group's rewards)
+with and without idle workers taking over a running ``stdin`` test's cases (:mod:`benchmarks.tail_table`).
 ``--backend ray`` compares the local pool with the Ray backend (one actor on a one-node cluster of
 this machine, or an existing cluster) on the same jobs: executions/s, and the dispatch cost per
 program, which must stay small next to a program's sandboxed run.
@@ -689,6 +692,8 @@ def main() -> None:
     ap.add_argument("--rllm", default=None, help="--peers: an rLLM checkout (github.com/rllm-org/rllm)")
     ap.add_argument("--programs", default=None,
                     help="--peers: labelled programs, a JSON-lines file of `microcoder-eval run` jobs with expect_pass")
+    ap.add_argument("--groups", action="store_true",
+                    help="with --programs: each problem's programs as one batch, cases shared by idle workers or not")
     ap.add_argument("--baseline-tree", default=None, help="another checkout: its call-cost and assert tables vs this one's")
     ap.add_argument("--rounds", type=int, default=2, help="--baseline-tree, --peers: runs per tree or runner, in turns (best of)")
     ap.add_argument("--only", default=None, help="--peers: the peers to run, comma-separated (lcb,rllm,prime_code; default: every one found)")
@@ -700,6 +705,13 @@ def main() -> None:
         return
     if args.stdin_cost:
         stdin_cost_table(max(args.noop, 100), args.rounds if args.rounds != 2 else 3, args.lcb)
+        return
+    if args.groups:
+        from benchmarks.tail_table import tail_table
+
+        if not args.programs:
+            ap.error("--groups needs --programs FILE (stdin programs with several per problem)")
+        tail_table(args.programs, args.workers, 6.0 if args.timeout == 10.0 else args.timeout, args.rounds)
         return
     if args.peers:
         from benchmarks.peer_table import peer_table

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from evaluator import tail
 from evaluator.asserts import lift, lifted, prefetch
 from evaluator.model import (
     VERDICTS,
@@ -225,29 +227,51 @@ class _Judging:
                 break
         return out
 
-    def stdin_cases(self, cases: list[Any], stop: bool) -> list[CaseResult]:
+    def stdin_cases(self, cases: list[Any], shared: tail.SharedTest) -> None:
         """A ``stdin`` test's cases as one request to the worker (``Worker.run_each``): each case
         still in a fresh process of its own, judged here as it ends, the next run only if the test
         goes on. The same verdicts as :meth:`case` a case at a time, with one hand-off a case
-        instead of a request, the code sent once (see :func:`batches_stdin`)."""
-        out: list[CaseResult] = []
+        instead of a request, the code sent once (see :func:`batches_stdin`). The results go to
+        ``shared`` (:mod:`evaluator.tail`): this worker runs the first segment, then helps with the
+        segments idle workers took from it, while any has cases not started."""
+        seg: tail.Segment | None = shared.segments[0]
+        while seg is not None:
+            try:
+                self.segment(cases, seg, shared)
+            finally:
+                shared.finish(seg)
+            seg = shared.take()
+
+    def segment(self, cases: list[Any], seg: tail.Segment, shared: tail.SharedTest) -> None:
+        """The cases of ``seg``, in order, on this worker, until it ends or the test does."""
         going = [True]
 
         def judged(raw: dict) -> bool:
-            res = self._judged(cases[len(out)], Run.from_wire(raw))
-            out.append(res)
-            going[0] = not (stop and res.verdict is not Verdict.ACCEPTED) and not self._out_of_budget(out, cases)
+            going[0] = shared.record(seg, self._judged(cases[seg.next], Run.from_wire(raw))) and self._in_budget(seg, shared)
             return going[0]
 
-        while going[0] and len(out) < len(cases) and not self._out_of_budget(out, cases):
-            self.worker.run_each(self.request("stdin"), self.code, [c.input for c in cases[len(out):]], self.deadline,
-                                 judged)
-        return out
+        shared.running(seg, self.worker.stop_case)
+        try:
+            while going[0]:
+                first, end = shared.pending(seg)
+                if first >= end or not self._in_budget(seg, shared):
+                    return
+                self.worker.run_each(self.request("stdin"), self.code, [c.input for c in cases[first:end]],
+                                     self.deadline, judged)
+        finally:
+            shared.running(seg, None)  # before this worker is lent again: no later kill can reach its next case
+
+    def _in_budget(self, seg: tail.Segment, shared: tail.SharedTest) -> bool:
+        """Whether the call's wall budget is left; if not, the segment's remaining cases read as time limits."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            shared.record(seg, out_of_budget(), last=True)
+            return False
+        return True
 
     def _out_of_budget(self, out: list[CaseResult], cases: list[Any]) -> bool:
         """Cases remain and the call's wall budget is spent: they read as time limits (``Cause.WALL_BUDGET``)."""
         if len(out) < len(cases) and self.deadline is not None and time.monotonic() >= self.deadline:
-            out.append(CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET))
+            out.append(out_of_budget())
             return True
         return False
 
@@ -265,6 +289,16 @@ class _Judging:
         if verdict is Verdict.WRONG_ANSWER and not msg:
             msg = "output: " + stdout[:SNIPPET]
         return verdict, msg
+
+
+def out_of_budget() -> CaseResult:
+    """The result of the cases that remain when the call's wall budget is spent."""
+    return CaseResult(Verdict.TIME_LIMIT, BUDGET_RAN_OUT, cause=Cause.WALL_BUDGET)
+
+
+def ends_test(stop: bool) -> Callable[[CaseResult], bool]:
+    """Whether no case after this result counts: a failure, where the test stops at its first."""
+    return lambda res: stop and res.verdict is not Verdict.ACCEPTED
 
 
 def run_order(tests: Tests, options: Options) -> list[Any]:
@@ -295,6 +329,7 @@ def evaluate(
     options: Options | None = None,
     *,
     pool: WorkerPool | None = None,
+    board: tail.Board | None = None,
     **overrides: Any,
 ) -> Result:
     """Judge one program against canonical tests. Never raises for anything the program does.
@@ -326,6 +361,8 @@ def evaluate(
     first, then the others as given (:func:`run_order`): the same pass or fail, often found sooner;
     the case that failed is the first found in that order, and ``cases`` lists what ran in that
     order. False: as given.
+    ``board``: :func:`evaluate_many`'s, where idle workers take over cases of a ``stdin`` test that
+    runs as one request (:mod:`evaluator.tail`; the same verdicts and cases).
     """
     start = time.perf_counter()
     options = Options.of(options, **overrides)
@@ -334,6 +371,7 @@ def evaluate(
     pool = pool or shared_pool(1)
     cases: list[CaseResult] = []
     isolation, total = "unknown", 0
+    shared: tail.SharedTest | None = None
     try:
         t = as_tests(tests)
         todo: list[Any] = [None] if t.kind == "assert" else run_order(t, options)
@@ -347,9 +385,13 @@ def evaluate(
             if t.kind == "call":
                 cases += judging.calls(todo, batch=options.batch_calls, stop=options.stop_on_first_failure)
             elif options.batch_stdin and batches_stdin(t, worker):
-                cases += judging.stdin_cases(todo, stop=options.stop_on_first_failure)
+                shared = _shared_test(todo, ends_test(options.stop_on_first_failure), board, pool,
+                                      lambda w: _Judging(w, code, t, limits_, deadline, options), deadline)
+                judging.stdin_cases(todo, shared)
             else:
                 cases += judging.one_by_one(todo, plan)
+        if shared is not None:  # waited for with no worker held: those helping need theirs
+            cases += shared.results()
         verdict = next((c.verdict for c in cases if c.verdict is not Verdict.ACCEPTED), Verdict.ACCEPTED)
     except TimeoutError:
         verdict, total = Verdict.TIME_LIMIT, max(1, total, len(cases))
@@ -357,7 +399,31 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001 - one result per input, whatever happens
         verdict, total = Verdict.INTERNAL_ERROR, max(1, len(cases))
         cases.append(CaseResult(verdict, f"{type(exc).__name__}: {exc}"[:SNIPPET]))
+    finally:
+        if shared is not None and board is not None:
+            board.withdraw(shared)
     return Result(verdict, cases, num_tests=total, time_s=round(time.perf_counter() - start, 4), isolation=isolation)
+
+
+def _shared_test(cases: list[Any], ends: Callable[[CaseResult], bool], board: tail.Board | None, pool: WorkerPool,
+                 judging_on: Callable[[Any], _Judging], deadline: float | None) -> tail.SharedTest:
+    """A ``stdin`` test's cases as segments (:mod:`evaluator.tail`): on the board, where idle
+    workers run what they take on a worker of the pool, judged as on the first."""
+    if board is None:
+        return tail.SharedTest(len(cases), ends)
+    shared: tail.SharedTest
+
+    def run_elsewhere(seg: tail.Segment) -> None:
+        try:
+            with pool.worker(deadline) as worker:
+                judging_on(worker).segment(cases, seg, shared)
+        except TimeoutError:
+            shared.record(seg, out_of_budget(), last=True)
+        except Exception as exc:  # noqa: BLE001 - the case reads as the evaluator's error, as on the first worker
+            shared.record(seg, CaseResult(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET]))
+
+    shared = board.share(len(cases), ends, run_elsewhere)
+    return shared
 
 
 def evaluate_many(
@@ -371,20 +437,24 @@ def evaluate_many(
     fields as keywords) apply to each job (see :func:`evaluate`). Jobs start the most cases first
     (:func:`most_work_first`)."""
     options = Options.of(options, **overrides)
+    todo = list(jobs)
+    board = tail.Board(len(todo)) if options.share_cases else None
 
     def one(job: Job, pool: WorkerPool) -> Result:
         key, code, tests = job
         try:
-            res = evaluate(code, tests, limits, options, pool=pool)
+            res = evaluate(code, tests, limits, options, pool=pool, board=board)
         except Exception as exc:  # noqa: BLE001 - e.g. code that is not text
             res = Result.failed(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])
+        finally:
+            if board is not None:
+                board.job_done()
         res.key = key
         return res
 
-    todo = list(jobs)
     order = most_work_first([tests for _, _, tests in todo])
     out: list[Result] = [None] * len(todo)  # type: ignore[list-item]
-    for i, res in zip(order, on_pool([todo[i] for i in order], options.workers, one)):
+    for i, res in zip(order, on_pool([todo[i] for i in order], options.workers, one, idle=board and board.help)):
         out[i] = res
     return out
 
@@ -404,15 +474,34 @@ def most_work_first(tests: list[Tests | dict]) -> list[int]:
     return sorted(range(len(tests)), key=lambda i: sizes[i], reverse=True)
 
 
-def on_pool(items: list[T], workers: int | None, one: Callable[[T, WorkerPool], R]) -> list[R]:
+def on_pool(items: list[T], workers: int | None, one: Callable[[T, WorkerPool], R],
+            idle: Callable[[], None] | None = None) -> list[R]:
     """``one(item, pool)`` for each item, ``workers`` (None: one per core) at a time on this
-    machine's shared pool of that size; results in input order."""
+    machine's shared pool of that size, each thread taking the next item as it comes free;
+    results in input order. ``idle``: what a thread does once no item is left to take (help
+    with the items still running, :meth:`evaluator.tail.Board.help`)."""
     if not items:
         return []
     size = max(1, min(workers or os.cpu_count() or 1, len(items) or 1))
     pool = shared_pool(size)
+    out: list[R] = [None] * len(items)  # type: ignore[list-item]
+    left = iter(enumerate(items))
+    lock = threading.Lock()
+
+    def loop() -> None:
+        while True:
+            with lock:
+                got = next(left, None)
+            if got is None:
+                break
+            out[got[0]] = one(got[1], pool)
+        if idle is not None:
+            idle()
+
     with ThreadPoolExecutor(max_workers=size) as ex:
-        return list(ex.map(lambda item: one(item, pool), items))
+        for done in [ex.submit(loop) for _ in range(size)]:
+            done.result()
+    return out
 
 
 def isolation_level() -> str:

@@ -267,7 +267,9 @@ class Options:
     ``batch_calls``, ``prefetch_calls``, ``batch_stdin``: the faster ways to run ``assert``, ``call``
     and ``stdin`` tests, with the same verdicts (see :func:`evaluator.api.evaluate`);
     ``smallest_first``: a ``stdin`` test that stops at its first failure runs its smallest case
-    first, then the others as given (the same pass or fail; the failure reported is the first found); ``workers``: this machine's pool size
+    first, then the others as given (the same pass or fail; the failure reported is the first found);
+    ``share_cases``: in ``evaluate_many``, an idle worker takes over the cases a ``stdin`` test has
+    not started on another (:mod:`evaluator.tail`; the same verdicts and cases); ``workers``: this machine's pool size
     for many jobs (None: one per core; a Ray cluster's size is its actors'); ``stop_after_timeout``:
     ``values_many`` makes no more calls of a program after its first time limit."""
 
@@ -281,6 +283,7 @@ class Options:
     prefetch_calls: bool = True
     batch_stdin: bool = True
     smallest_first: bool = True
+    share_cases: bool = True
     workers: int | None = None
     stop_after_timeout: bool = False
 

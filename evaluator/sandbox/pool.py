@@ -87,6 +87,16 @@ def claim_slot() -> tuple[int, int]:
     raise RuntimeError(f"all {MAX_SLOTS} evaluator worker slots of this machine are taken")
 
 
+def _children(pid: int) -> list[int]:
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            pass
+    return children
+
+
 def kill_children(pid: int) -> None:
     """SIGKILL every child of ``pid`` (a case's processes; each is its PID namespace's init where
     there are namespaces, so its whole namespace goes with it), then ``pid`` itself. ``pid`` is
@@ -95,13 +105,7 @@ def kill_children(pid: int) -> None:
         os.kill(pid, signal.SIGSTOP)
     except (ProcessLookupError, PermissionError):
         return
-    children: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            children += [int(c) for c in (task / "children").read_text().split()]
-        except (OSError, ValueError):
-            pass
-    for child in children:
+    for child in _children(pid):
         try:
             os.kill(child, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -223,6 +227,27 @@ class Worker:
                 return
             if k + 1 < len(data) and self._guarded(lambda: self.sock.send(b"n"), deadline) is not None:
                 return  # the worker is gone: the next case reads as that (the caller runs the rest again)
+
+    def stop_case(self) -> None:
+        """SIGKILL the case this worker runs now (its fork server's children, each its PID
+        namespace's init), not the worker: the case ends as killed, the batch goes on as after any
+        case. For a case whose result no longer counts (:mod:`evaluator.tail`); the caller makes
+        sure this worker cannot have started another case meanwhile. Only where the children have
+        PID namespaces: elsewhere a case's pids are the host's, and nothing is killed."""
+        proc = self.proc
+        if proc is None or self.host_pids:
+            return
+        server = proc.pid
+        if not str(self.isolation).startswith("root"):  # the process started here waits for the server, its child
+            started = _children(proc.pid)
+            if len(started) != 1:
+                return
+            server = started[0]
+        for child in _children(server):
+            try:
+                os.kill(child, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def _send_batch(self, message: bytes, code: str, inputs: bytes, deadline: float | None) -> None:
         if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
