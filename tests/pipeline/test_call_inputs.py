@@ -14,7 +14,7 @@ from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, tree_mu
 from pipeline.verify.testgen.constraints.bounds import parse_constraints, size_bound, value_bound
 from pipeline.verify.testgen.profile import CallProfile
 
-KINDS = ("mutation:", "boundary:", "scale:")
+KINDS = ("mutation:", "boundary:", "scale:", "small:")
 
 def grow(examples, *, n, seed=0, statement="", param_names=None):
     """New inputs from these example calls, as generation makes them (through the problem's profile)."""
@@ -100,7 +100,7 @@ def test_real_leetcode_inputs_keep_types_bounds_and_are_new(problems):
                     assert all(_fits(x, vb) for x in _numbers(value)), (task_id, name, label, vb)
                 if isinstance(value, (list, str)) and label.startswith("scale:"):
                     assert len(value) <= MAX_SCALED_SIZE
-    assert {label.split(":")[0] for label in labels} == {"mutation", "boundary", "scale"}
+    assert {label.split(":")[0] for label in labels} == {"mutation", "boundary", "scale", "small"}
     assert {"mutation:int_delta", "mutation:list_insert", "mutation:list_swap", "mutation:str_swap", "boundary:min_size",
             "boundary:value_hi", "scale:list_size", "scale:value_range"} <= labels
 
@@ -130,11 +130,36 @@ def test_mix_of_kinds():
     out = grow(examples, n=40, seed=0, statement=statement, param_names=["nums", "k"])
     counts = {kind: sum(1 for *_, label in out if label.startswith(kind)) for kind in KINDS}
     assert len(out) == 40
-    assert counts["mutation:"] >= 16 and counts["boundary:"] >= 6 and counts["scale:"] >= 6
+    assert counts["mutation:"] >= 10 and counts["boundary:"] >= 6 and counts["scale:"] >= 6 and counts["small:"] >= 4
     scaled = [nums for (nums, _), _, label in out if label == "scale:list_size"]
     assert max(len(v) for v in scaled) > 100 and all(len(v) <= 1000 for v in scaled)
     assert all(-(10**4) <= x <= 10**4 for (nums, k), _, _ in out for x in nums + [k])
     assert any(label == "boundary:value_hi" and set(nums) == {10**4} for (nums, _), _, label in out)
+
+
+def test_small_exhaustive_inputs_are_every_short_value_inside_the_stated_bounds():
+    """Every list of the least stated length and the next two, over the three values nearest zero the
+    stated range allows, ties included (what HumanEval/57's ``monotonic([2, 2, 2, 6])`` needs), the
+    shortest first; an integer at the values nearest zero of its stated range. Where the statement
+    states nothing (MBPP, HumanEval), none: a reference may be wrong there with nothing to tell."""
+    examples = [(([1, 1, 4, 20, 3], 30), {}), (([2, 7, 2, 9], 8), {}), (([5, 3, -4], 41), {})]
+    statement = "1 <= nums.length <= 100\n-20 <= nums[i] <= 20\n1 <= k <= 50"
+    out = grow(examples, n=100, seed=0, statement=statement, param_names=["nums", "k"])
+    lists = [nums for (nums, _), _, label in out if label == "small:list"]  # k as in each example
+    assert all(v in lists[:9] for v in ([0], [1], [-1])) and [0, 0] in lists  # the shortest first, ties too
+    assert [len(v) for v in lists] == sorted(len(v) for v in lists)
+    assert all(-1 <= x <= 1 for nums in lists for x in nums) and all(1 <= len(nums) <= 3 for nums in lists)
+    assert {k for (_, k), _, label in out if label == "small:int"} == {2, 3, 4}  # inside 1..50 (1: a boundary's first)
+    assert not [label for *_, label in grow(examples, n=100, seed=0) if label.startswith("small:")]
+
+
+def test_small_exhaustive_strings_use_the_examples_characters():
+    examples = [(("xyzzy", "zz"), {}), (("zyx", "x"), {})]
+    statement = "1 <= s.length <= 100\n1 <= t.length <= 100"
+    small = [args for args, _, label in grow(examples, n=60, seed=0, statement=statement, param_names=["s", "t"])
+             if label.startswith("small:")]
+    assert small and all(set("".join(a)) <= set("xyz") for a in small)
+    assert any(len(a[0]) == 1 for a in small) and any(len(a[1]) == 1 for a in small)
 
 
 def test_grids_stay_rectangular_and_square():

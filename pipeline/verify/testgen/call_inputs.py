@@ -19,6 +19,7 @@ call_positions, call_mutation, call_inputs.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import random
 from typing import Any, Callable
@@ -33,6 +34,10 @@ __all__ = ["mutate_args"]
 
 MAX_SCALED_SIZE = 1000  # elements of one list, characters of one string
 MAX_TOTAL_ELEMENTS = 10_000  # leaves (characters included) of one input
+SMALL_LENGTHS = 3  # small exhaustive: lists and strings of the least allowed length and the next two
+SMALL_SYMBOLS = 3  # ... over this many values or characters
+SMALL_VALUES = 40  # ... at most this many values of one argument, the shortest first
+SMALL_PRODUCT = 64  # every combination of the arguments' small values up to this many, else one argument at a time
 
 
 def _size(value: Any, depth: int = 0) -> int:
@@ -382,6 +387,71 @@ class _Generator:
             return [p.gen(shape.elem, rng, rng.randint(max(ilo, 1), width)) for _ in range(rows)], "scale:list_size"
         return p.gen(shape, rng, rows, width=width), "scale:list_size"
 
+    def small(self) -> list[tuple[list[Any], set[int], str]]:
+        """Small exhaustive candidates (after AutoCode): every small value of each argument whose
+        bounds the statement states (an integer near the least its range allows; every list of
+        integers and every string of the least allowed length and the next two, over three small
+        values or characters), in every
+        combination where there are few, else one argument at a time (each in turn) with the others
+        as in each example. The smallest inputs a program can get wrong (ties, one item, zero); the validator
+        still refuses what the statement rules out."""
+        options = [self._small_values(p) for p in self.positions]
+        enumerable = [i for i, values in enumerate(options) if values]
+        if not enumerable:
+            return []
+        out: list[tuple[list[Any], set[int], str]] = []
+        if math.prod(len(options[i]) for i in enumerable) <= SMALL_PRODUCT:
+            base = [copy.deepcopy(argument(self.templates[0], p.key)) for p in self.positions]
+            for combo in itertools.product(*(options[i] for i in enumerable)):
+                values = list(base)
+                for i, value in zip(enumerable, combo):
+                    values[i] = copy.deepcopy(value)
+                out.append((values, set(enumerable), "small:exhaustive"))
+            return out
+        per_argument = []
+        for i in enumerable:
+            made = []
+            for value in options[i]:
+                for t in self.templates:
+                    values = [copy.deepcopy(argument(t, p.key)) for p in self.positions]
+                    values[i] = copy.deepcopy(value)
+                    made.append((values, {i}, f"small:{self.positions[i].shape.kind}"))
+            per_argument.append(made)
+        return [c for row in itertools.zip_longest(*per_argument) for c in row if c is not None]  # each argument in turn
+
+    def _small_values(self, p: Position) -> list[Any]:
+        """One argument's small values, the shortest first, where the statement states its bounds
+        (a number's range; a list's or string's size, and a list's values): none elsewhere, nor for
+        kinds not enumerated here. Why only there: where the statement is silent, a small input is
+        one the examples never show, and a reference may answer it wrongly with nothing to tell
+        (MBPP's ``max_subarray_product([0, -1])`` is 1; the 7 correct programs that say 0 would fail)."""
+        shape = p.shape
+        if p.tree or shape.nullable:
+            return []
+        if shape.kind == "int":
+            if p.val_lo is None or p.val_hi is None:
+                return []
+            return _smallest_numbers(*p.num_range(shape, scalar=True), SMALL_SYMBOLS + 1)
+        if p.size_lo is None:
+            return []
+        if shape.kind == "str":
+            symbols = _symbols(p.chars or shape.chars or DEFAULT_CHARS, [v for v in p.values if isinstance(v, str)])
+        elif (shape.kind == "list" and shape.elem is not None and shape.elem.kind == "int" and not shape.rect
+              and p.val_lo is not None and p.val_hi is not None):
+            symbols = _smallest_numbers(*p.num_range(shape.elem, scalar=False), SMALL_SYMBOLS)
+        else:
+            return []
+        lo, hi = p.size_range(shape, top=True)
+        if shape.fixed_len is not None and p.fixed_len_kept():
+            lo = hi = shape.fixed_len
+        out: list[Any] = []
+        for length in range(lo, min(hi, lo + SMALL_LENGTHS - 1) + 1):
+            for combo in itertools.product(symbols, repeat=length):
+                if len(out) >= SMALL_VALUES:
+                    return out
+                out.append("".join(combo) if shape.kind == "str" else list(combo))
+        return out
+
     def boundaries(self) -> list[tuple[list[Any], set[int], str]]:
         """Deterministic boundary candidates: each position at its smallest size / extreme values."""
         out: list[tuple[list[Any], set[int], str]] = []
@@ -440,6 +510,7 @@ class _Generator:
     def run(self) -> list[tuple[tuple, dict, str]]:
         if self.n <= 0 or not self.positions and not self.templates:
             return []
+        n_small = self.n // 5
         n_bnd = self.n // 4
         n_scale = self.n // 4
         bnd: list[tuple[tuple, dict, str]] = []
@@ -458,8 +529,15 @@ class _Generator:
             got = self._safe(self.scaled)
             if got:
                 scl.append(got)
+        small: list[tuple[tuple, dict, str]] = []
+        for values, changed, label in self.small():
+            if len(small) >= n_small:
+                break
+            got = self._safe(lambda v=values, c=changed, lbl=label: self._finish(v, set(c), lbl))
+            if got:
+                small.append(got)
         mut: list[tuple[tuple, dict, str]] = []
-        need = self.n - len(bnd) - len(scl)
+        need = self.n - len(bnd) - len(scl) - len(small)
         pool: list[tuple[tuple, dict]] = []
         for _ in range(30 * max(1, need)):
             if len(mut) >= need:
@@ -468,7 +546,7 @@ class _Generator:
             if got:
                 mut.append(got)
                 pool.append((got[0], got[1]))
-        return _interleave(mut, bnd, scl)[: self.n]
+        return _interleave(mut, bnd, scl, small)[: self.n]
 
     @staticmethod
     def _safe(make):
@@ -478,11 +556,37 @@ class _Generator:
             return None
 
 
-def _interleave(mut: list, bnd: list, scl: list) -> list:
-    """Mutations, boundaries and scaled inputs mixed 2:1:1, so a prefix has all kinds."""
-    out, lists, pattern = [], [mut, bnd, scl], [0, 0, 1, 2]
-    idx = [0, 0, 0]
-    while any(idx[k] < len(lists[k]) for k in range(3)):
+def _smallest_numbers(lo: Any, hi: Any, count: int) -> list[int]:
+    """The ``count`` integers of ``[lo, hi]`` nearest zero (the least ones where the range is all
+    positive or all negative), in that order."""
+    lo, hi = math.ceil(lo), math.floor(hi)
+    if lo > hi:
+        return []
+    start = min(max(0, lo), hi)
+    out = [start]
+    step = 1
+    while len(out) < count and (start - step >= lo or start + step <= hi):
+        out += [v for v in (start + step, start - step) if lo <= v <= hi]
+        step += 1
+    return out[:count]
+
+
+def _symbols(chars: str, examples: list[str]) -> list[str]:
+    """Three characters for small strings: the examples' most frequent ones of the allowed, then the allowed in order."""
+    counts: dict[str, int] = {}
+    for text in examples:
+        for c in text:
+            if c in chars:
+                counts[c] = counts.get(c, 0) + 1
+    ranked = sorted(counts, key=lambda c: -counts[c]) + [c for c in chars if c not in counts]
+    return ranked[:SMALL_SYMBOLS]
+
+
+def _interleave(mut: list, bnd: list, scl: list, small: list) -> list:
+    """Mutations, boundaries, scaled and small inputs mixed 2:1:1:1, so a prefix has all kinds."""
+    out, lists, pattern = [], [mut, bnd, scl, small], [0, 0, 1, 2, 3]
+    idx = [0, 0, 0, 0]
+    while any(idx[k] < len(lists[k]) for k in range(4)):
         for k in pattern:
             if idx[k] < len(lists[k]):
                 out.append(lists[k][idx[k]])
@@ -497,8 +601,9 @@ def mutate_args(profile: CallProfile, *, n: int, seed: int = 0) -> list[tuple[tu
     parameter names (keyword args are named by their keys) find the statement's bounds. About half
     are mutations of examples (``mutation:int_delta``, ``mutation:list_insert``,
     ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter inputs at the bounds
-    (``boundary:min_size``, ``boundary:value_hi``, ...) and a quarter larger inputs
-    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...). None equals an example
+    (``boundary:min_size``, ``boundary:value_hi``, ...), a quarter larger inputs
+    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...) and up to a fifth, taken
+    from the mutations' share, small exhaustive ones (``small:exhaustive``, ``small:list``, ...). None equals an example
     or another (compared by repr, sets and dicts order-free). Deterministic for a seed; never
     raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
     """
