@@ -198,6 +198,22 @@ def test_leetcode_rows_carry_a_second_reference_and_a_running_count_is_kept_non_
     assert validator.reason(([5, 3, 5], [2, 1, -2]), {}) is None
 
 
+def test_an_element_equal_to_its_own_index_is_refused_where_the_statement_rules_it_out():
+    """count-visited-nodes-in-a-directed-graph says ``edges[i] != i``: a generated ``[1, 2, 3, 4, 4]``
+    (a self-loop at 4) reached the oracle, and a correct program that trusts the statement answered
+    it otherwise."""
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    spec = default_specs()["leetcode"]
+    spec = dataclasses.replace(spec, data_files=tuple(f for f in spec.data_files if "test" in f))
+    row = next(r for r in process_rows(collect(spec).kept).kept if r["source_id"] == "count-visited-nodes-in-a-directed-graph")
+    examples = [(tuple(json.loads(c.input)), {}) for c in row["tests"].cases]
+    validator = CallValidator(CallProfile.of_inputs(examples, statement_text(row), ["edges"]))
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+    assert validator.reason(([1, 2, 3, 4, 4],), {}) == "relation"
+    assert validator.reason(([1, 2, 3, 4, 0],), {}) is None
+
+
 def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge(humaneval):
     """HumanEval/135: "The given array will not contain duplicate values." The differential round
     once admitted the edge ``can_arrange([1, 1, 1, 1])`` (all items equal), an input the statement rules out."""

@@ -299,9 +299,21 @@ def _differ(a: str, b: str, args: dict[str, Any]) -> bool:
     return args.get(a) != args.get(b)
 
 
+def _not_own_index(line: str, params: list[str], terms: _Terms) -> Check | None:
+    """``edges[i] != i``: no element equals its own index (a functional graph without self-loops;
+    ``_chain`` reads no bare ``i``, and a generated ``[1, 2, 3, 4, 4]`` broke it)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\[i\]\s*(?:!=|≠)\s*i", line.strip())
+    return partial(_not_own_index_holds, m.group(1)) if m and m.group(1) in params else None
+
+
+def _not_own_index_holds(name: str, args: dict[str, Any]) -> bool:
+    value = args.get(name)
+    return not isinstance(value, list) or all(v != k for k, v in enumerate(value))
+
+
 # the guarantees in words, tried in this order (the first that reads the line wins)
 _SENTENCES = (_at_least_one, _distinct, _no_duplicates, _tree_sentence, _parity, _fixed_char, _sum, _primes, _diagonal,
-              _antisymmetric, _two_distinct)
+              _antisymmetric, _two_distinct, _not_own_index)
 
 
 def _sentence(line: str, params: list[str], terms: _Terms) -> Check | None:
