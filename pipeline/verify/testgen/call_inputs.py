@@ -391,10 +391,9 @@ class _Generator:
         """Small exhaustive candidates (after AutoCode): every small value of each argument whose
         bounds the statement states (an integer near the least its range allows; every list of
         integers and every string of the least allowed length and the next two, over three small
-        values or characters), in every
-        combination where there are few, else one argument at a time (each in turn) with the others
-        as in each example. The smallest inputs a program can get wrong (ties, one item, zero); the validator
-        still refuses what the statement rules out."""
+        values or characters), in every combination where there are few, else one argument at a
+        time (each in turn) with the others as in each example. The smallest inputs a program can
+        get wrong (ties, one item, zero); the validator still refuses what the statement rules out."""
         options = [self._small_values(p) for p in self.positions]
         enumerable = [i for i, values in enumerate(options) if values]
         if not enumerable:
