@@ -263,14 +263,17 @@ class _Judging:
 
     def _in_budget(self, seg: tail.Segment, shared: tail.SharedTest) -> bool:
         """Whether the call's wall budget is left; if not, the segment's remaining cases read as time limits."""
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        if self._overdue():
             shared.record(seg, out_of_budget(), last=True)
             return False
         return True
 
+    def _overdue(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
     def _out_of_budget(self, out: list[CaseResult], cases: list[Any]) -> bool:
         """Cases remain and the call's wall budget is spent: they read as time limits (``Cause.WALL_BUDGET``)."""
-        if len(out) < len(cases) and self.deadline is not None and time.monotonic() >= self.deadline:
+        if len(out) < len(cases) and self._overdue():
             out.append(out_of_budget())
             return True
         return False

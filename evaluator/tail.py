@@ -162,10 +162,9 @@ class Board:
     def _next_segment(self) -> tuple[SharedTest, Segment] | None:
         with self.cond:
             while self.unfinished > 0:
-                ranked = sorted(self.tests, key=SharedTest.most_left, reverse=True)
-                for shared in ranked:
-                    seg = shared.take()
-                    if seg is not None:
-                        return shared, seg
+                shared = max(self.tests, key=SharedTest.most_left, default=None)
+                seg = shared.take() if shared is not None else None  # None: no test has a case not started
+                if seg is not None:
+                    return shared, seg
                 self.cond.wait(_POLL_S)
             return None

@@ -512,15 +512,9 @@ class _Generator:
         n_small = self.n // 5
         n_bnd = self.n // 4
         n_scale = self.n // 4
-        bnd: list[tuple[tuple, dict, str]] = []
         candidates = self.boundaries()
         self.rng.shuffle(candidates)
-        for values, changed, label in candidates:
-            if len(bnd) >= n_bnd:
-                break
-            got = self._safe(lambda v=values, c=changed, lbl=label: self._finish(v, set(c), lbl))
-            if got:
-                bnd.append(got)
+        bnd = self._finished(candidates, n_bnd)
         scl: list[tuple[tuple, dict, str]] = []
         for _ in range(8 * max(1, n_scale)):
             if len(scl) >= n_scale:
@@ -528,13 +522,7 @@ class _Generator:
             got = self._safe(self.scaled)
             if got:
                 scl.append(got)
-        small: list[tuple[tuple, dict, str]] = []
-        for values, changed, label in self.small():
-            if len(small) >= n_small:
-                break
-            got = self._safe(lambda v=values, c=changed, lbl=label: self._finish(v, set(c), lbl))
-            if got:
-                small.append(got)
+        small = self._finished(self.small(), n_small)
         mut: list[tuple[tuple, dict, str]] = []
         need = self.n - len(bnd) - len(scl) - len(small)
         pool: list[tuple[tuple, dict]] = []
@@ -546,6 +534,17 @@ class _Generator:
                 mut.append(got)
                 pool.append((got[0], got[1]))
         return _interleave(mut, bnd, scl, small)[: self.n]
+
+    def _finished(self, candidates: list[tuple[list[Any], set[int], str]], limit: int) -> list[tuple[tuple, dict, str]]:
+        """The first ``limit`` candidates that finish as new inputs (:meth:`_finish`), in order."""
+        out: list[tuple[tuple, dict, str]] = []
+        for values, changed, label in candidates:
+            if len(out) >= limit:
+                break
+            got = self._safe(lambda v=values, c=changed, lbl=label: self._finish(v, set(c), lbl))
+            if got:
+                out.append(got)
+        return out
 
     @staticmethod
     def _safe(make):
