@@ -267,7 +267,7 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     """A stdin case is a process of its own: padding stops where the estimated reward passes
     ``max_reward_s``; a test that rejects an adversary joins past it."""
     from pipeline.verify.testgen.generate import reward_estimate_s, select
-    from pipeline.verify.testgen.kinds import Candidate, kind_for
+    from pipeline.verify.testgen.kinds import Candidate, Program, kind_for
 
     row = processed["taco"][0]
     cand = Candidate(row, kind_for(row["tests"]))
@@ -279,7 +279,7 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     padded = select(cand, config)
     assert 0 < len(padded) < 20 and reward_estimate_s(cand, padded) <= config.max_reward_s
     assert reward_estimate_s(cand, padded + [29]) > config.max_reward_s  # it stopped at the cap
-    cand.kills = {"mutant:a": {29}, "mutant:b": {28}}
+    cand.kills = {Program("mutant", 0, "a"): {29}, Program("mutant", 1, "b"): {28}}
     chosen = select(dataclasses.replace(cand, kills=cand.kills), dataclasses.replace(config, max_reward_s=0.0))
     assert chosen == [28, 29] or chosen == [29, 28]
 
@@ -345,7 +345,7 @@ def test_a_plan_that_does_not_pickle_is_made_again_by_its_owner(processed, monke
 
     def with_a_closure(row, config):
         cand = real(row, config)
-        cand.validator = lambda *_: None  # a closure: pickle refuses it
+        cand.plan.validator = lambda *_: None  # a closure: pickle refuses it
         return cand
 
     monkeypatch.setattr(planning, "plan_inputs", with_a_closure)
@@ -375,7 +375,7 @@ def test_the_stdin_hardcoders_kills_known_without_running_it_are_the_ones_its_ru
     from evaluator.backend import LocalBackend
     from evaluator.model import Limits, Options
     from pipeline.verify.testgen import generate as g
-    from pipeline.verify.testgen.kinds import Runs
+    from pipeline.verify.testgen.kinds import Program, Runs
     from pipeline.verify.testgen.planning import planner
 
     rows = [r for r in _verify(processed["taco"][:8]).kept if r.get("solutions")]
@@ -385,14 +385,14 @@ def test_the_stdin_hardcoders_kills_known_without_running_it_are_the_ones_its_ru
     runs, known = Runs(), {}
     for ci, cand in enumerate(cands):
         g.build_adversaries(cand, GEN)
-        code = dict(cand.adversaries).get("hardcoder")
+        hardcoder = Program("hardcoder")
+        code = dict(cand.adversaries).get(hardcoder)
         if code and cand.expected:
             kept = sorted(cand.expected)
-            known[ci] = cand.kind.known_kills(cand, "hardcoder", code, kept)
-            cand.kind.adversary_job(runs, cand, (ci, "hardcoder"), code, g._adversary_tests(cand), kept)
-    for (ci, name), result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
-        cands[ci].kind.adversary_kills(cands[ci], name, result)
-        assert known[ci] == cands[ci].kills[name]
+            known[ci] = cand.kind.known_kills(cand, hardcoder, code, kept)
+            runs.add(ci, cand.kind.adversary_jobs(cand, code, g._adversary_tests(cand), kept))
+    for ci, result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
+        assert known[ci] == cands[ci].kind.kills(cands[ci], result).rejected
     assert len(known) >= 4 and all(k is not None for k in known.values()) and any(known.values())
 
 
@@ -414,12 +414,12 @@ def test_a_stdin_adversary_says_which_inputs_it_crashed_on_as_a_call_one_does(pr
     runs = Runs()
     for ci, cand in enumerate(cands):
         if cand.expected:
-            cand.kind.adversary_job(runs, cand, (ci, "odd"), crash_on_odd, g._adversary_tests(cand), sorted(cand.expected))
+            runs.add(ci, cand.kind.adversary_jobs(cand, crash_on_odd, g._adversary_tests(cand), sorted(cand.expected)))
     checked = 0
-    for (ci, name), result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
+    for ci, result in runs.run(LocalBackend(), Limits(wall_budget_s=60), Options(stop_on_first_failure=False)):
         cand = cands[ci]
-        cand.kind.adversary_kills(cand, name, result)
+        kills = cand.kind.kills(cand, result)
         odd = {i for i in cand.expected if len(cand.inputs[i]) % 2}
-        assert cand.failed[name] == odd and odd <= cand.kills[name] and cand.unrun[name] == set()
+        assert kills.failed == odd and odd <= kills.rejected and kills.unrun == set()
         checked += bool(odd) and bool(set(cand.expected) - odd)
     assert checked >= 1

@@ -11,8 +11,8 @@ The reserve also holds the problem's edges (:mod:`pipeline.verify.testgen.edges`
 the examples' envelope that only this round may admit, and only where a second program vouches
 for the references' answer (:func:`vouched`).
 
-A sample is run as generation runs an adversary (the kind's ``adversary_job`` and
-``adversary_kills``: one backend call for every problem), under the problem's own time limit, the
+A sample is run as generation runs an adversary (the kind's ``adversary_jobs`` and
+``kills``: one backend call for every problem), under the problem's own time limit, the
 one the reward applies, so a sample the round rejects fails the final tests too.
 """
 
@@ -28,7 +28,7 @@ from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
 from pipeline.verify.testgen.edges import is_edge
-from pipeline.verify.testgen.kinds import Candidate, Runs, cover, kind_for
+from pipeline.verify.testgen.kinds import Candidate, Program, Runs, cover, kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 
@@ -68,22 +68,20 @@ class RoundResult:
 
 def _candidate(row: dict[str, Any], samples: list[tuple[int, str]]) -> Candidate | None:
     """The row's reserve as a generation candidate, with its passing samples as the adversaries."""
-    from pipeline.process.public import statement_text
-
     reserve = read_reserve(row.get("reserve_inputs"))
     if not reserve or not samples or not isinstance(row.get("tests"), Tests):
         return None
     cand = Candidate(row, kind_for(row["tests"]))
     try:
-        cand.kind.examples(cand, statement_text(row))  # the entry point, params, linked shape
+        cand.plan = cand.kind.read(row)  # the entry point, params, linked shape
     except Exception:  # noqa: BLE001 - the kind cannot read the problem again: no round for it
         return None
-    if cand.note is not None or not cand.kind.runnable(cand):
+    if cand.plan.note is not None or not cand.kind.runnable(cand.plan):
         return None
     cand.inputs = [x for x, _, _ in reserve]
     cand.labels = [label for _, _, label in reserve]
     cand.expected = dict(enumerate(a for _, a, _ in reserve))
-    cand.adversaries = [(f"sample:{s}", code) for s, code in samples]
+    cand.adversaries = [(Program("sample", s), code) for s, code in samples]
     return cand
 
 
@@ -101,10 +99,10 @@ def vouched(cand: Candidate, i: int) -> bool:
     alike, and no more otherwise (on such an input correct programs answer as they please)."""
     if not is_edge(cand.labels[i]):
         return True
-    ran = [name for name in cand.kills if i not in cand.unrun.get(name, ())]
-    if any(i in cand.failed.get(name, ()) for name in ran):
+    ran = [program for program in cand.kills if i not in cand.unrun.get(program, ())]
+    if any(i in cand.failed.get(program, ()) for program in ran):
         return False
-    agree = sum(1 for name in ran if i not in cand.kills[name])
+    agree = sum(1 for program in ran if i not in cand.kills[program])
     return agree >= 1 and agree >= len(ran) - agree
 
 
@@ -112,7 +110,7 @@ def _fewest(cand: Candidate) -> list[int]:
     """The fewest reserve inputs (greedily, :func:`~pipeline.verify.testgen.kinds.cover`) that reject
     every sample some input that can be written as a test, and is vouched for, rejects."""
     usable = {i for kills in cand.kills.values() for i in kills if vouched(cand, i) and _renders(cand, i)}
-    return cover(cand, {name: kills & usable for name, kills in cand.kills.items() if kills & usable}, sorted(usable))
+    return cover(cand, {program: kills & usable for program, kills in cand.kills.items() if kills & usable}, sorted(usable))
 
 
 def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None]], *, backend: EvaluatorBackend,
@@ -129,12 +127,14 @@ def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None
         if cand is None:
             continue
         kept = sorted(cand.expected)
-        for name, code in cand.adversaries:
-            cand.kind.adversary_job(runs, cand, (ci, name), code, cand.row["tests"], kept)
+        for program, code in cand.adversaries:
+            runs.add((ci, program), cand.kind.adversary_jobs(cand, code, cand.row["tests"], kept))
     limits = Limits(time_s=time_s, wall_budget_s=budget_s)
-    for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
-                                       Options(workers=workers, stop_after_timeout=True)):
-        cands[ci].kind.adversary_kills(cands[ci], name, result)
+    for (ci, program), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                          Options(workers=workers, stop_after_timeout=True)):
+        kills = cands[ci].kind.kills(cands[ci], result)
+        if kills is not None:
+            cands[ci].record(program, kills)
     out = []
     for cand in cands:
         chosen = _fewest(cand) if cand is not None else []
@@ -143,6 +143,6 @@ def differential_round(rows: list[dict[str, Any]], passing: list[list[str | None
             continue
         tests: Tests = cand.row["tests"]
         grown, added = cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), chosen)
-        rejected = frozenset(int(name.split(":", 1)[1]) for name, kills in cand.kills.items() if kills & set(chosen))
+        rejected = frozenset(program.index for program, kills in cand.kills.items() if kills & set(chosen))
         out.append(RoundResult(grown, added, rejected))
     return out

@@ -58,7 +58,7 @@ from pipeline.schema import Tests
 from pipeline.verify.report import GenerationColumns
 from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.edges import is_edge
-from pipeline.verify.testgen.kinds import Candidate, Runs, cover, hardcoder, input_size
+from pipeline.verify.testgen.kinds import AllowAll, Candidate, Job, Program, Runs, cover, hardcoder, input_size
 from pipeline.verify.testgen.kinds.base import answer_limit_s
 from pipeline.verify.testgen.planning import add_validated, planner
 
@@ -133,27 +133,31 @@ def run_oracle(cands: list[Candidate], references: Callable[[dict], list[str]], 
     """Every reference's answer on every input, and the brute force's on the small ones; keep
     the inputs all references answer alike, in time, and no witness contradicts."""
     runs = Runs()
+    ran: dict[tuple[int, Program], list[int]] = {}  # what each program was given
     for ci, cand in enumerate(cands):
         if not cand.inputs:
             continue
-        programs = [(r, code, list(range(len(cand.inputs)))) for r, code in enumerate(references(cand.row))]
+        programs = [(Program("reference", r), code, list(range(len(cand.inputs))))
+                    for r, code in enumerate(references(cand.row))]
         if cand.brute:
-            programs.append(("brute", cand.brute, [i for i, x in enumerate(cand.inputs) if cand.kind.small(x)]))
-        for role, code, indices in programs:
+            programs.append((Program("brute"), cand.brute, [i for i, x in enumerate(cand.inputs) if cand.kind.small(x)]))
+        for program, code, indices in programs:
             if indices:
-                cand.kind.oracle_job(runs, cand, (ci, role, tuple(indices)), code, indices)
+                ran[ci, program] = indices
+                runs.add((ci, program), cand.kind.oracle_jobs(cand, program, code, indices))
     answers: dict[int, list[list[tuple[bool, Any, float]]]] = {}
     witnessed: dict[int, dict[int, tuple[bool, Any]]] = {}
     limits = Limits(memory_mb=memory_mb, wall_budget_s=budget_s)
-    for key, result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False, keep_output=True),
-                                Options(workers=workers)):
-        ci, role, indices = key
+    for (ci, program), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False,
+                                                                   keep_output=True), Options(workers=workers)):
         _busy("oracle", result)
-        per = cands[ci].kind.oracle_answers(cands[ci], key, result)
-        if role == "brute":
-            witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, per)}
+        indices = ran[ci, program]
+        got = cands[ci].kind.answers(cands[ci], program, indices, result)
+        cands[ci].variant_answers.update(got.variants)
+        if program.role == "brute":
+            witnessed[ci] = {i: (ok, value) for i, (ok, value, _) in zip(indices, got.answers)}
         else:
-            answers.setdefault(ci, []).append(per)
+            answers.setdefault(ci, []).append(got.answers)
     for ci, per_ref in answers.items():
         cand = cands[ci]
         try:
@@ -189,7 +193,7 @@ def _keep_agreed(cand: Candidate, per_ref: list[list[tuple[bool, Any, float]]],
         if why is not None:
             cand.suspects[why] += 1
             continue
-        witnesses = len(runs) + (bool(cand.relations) or i in cand.twin_answers)  # the postconditions checked it
+        witnesses = len(runs) + (bool(cand.relations) or i in cand.variant_answers)  # the postconditions checked it
         if i in brute and brute[i][0]:
             if not kind.same_answer(checker, first, brute[i][1]):
                 cand.suspects["brute_force_disagrees"] += 1
@@ -204,13 +208,13 @@ def build_adversaries(cand: Candidate, config: TestGenConfig) -> None:
     """The hardcoder of the public examples and mutants of the first reference."""
     from pipeline.verify.testgen import adversaries
 
-    hard = hardcoder(cand.row, cand.entry, cand.kind)
+    hard = hardcoder(cand.row, cand.plan, cand.kind)
     if hard:
-        cand.adversaries.append(("hardcoder", hard))
+        cand.adversaries.append((Program("hardcoder"), hard))
     reference = (cand.row.get("solutions") or [""])[0]
     try:
-        cand.adversaries += [(f"mutant:{label}", code) for code, label in
-                             adversaries.mutants(reference, limit=config.mutants, seed=config.seed)]
+        cand.adversaries += [(Program("mutant", k, label), code) for k, (code, label) in
+                             enumerate(adversaries.mutants(reference, limit=config.mutants, seed=config.seed))]
     except Exception:  # noqa: BLE001
         pass
 
@@ -240,20 +244,22 @@ def run_adversaries(cands: list[Candidate], *, backend: EvaluatorBackend, worker
         if not cand.expected:
             continue
         tests, kept = _adversary_tests(cand), sorted(cand.expected)
-        for name, code in cand.adversaries:
-            if name in cand.killed_by_original:
-                cand.kills[name] = set()  # rejected already: no generated input need reject it
+        for program, code in cand.adversaries:
+            if program in cand.killed_by_original:
+                cand.kills[program] = set()  # rejected already: no generated input need reject it
                 continue
-            known = cand.kind.known_kills(cand, name, code, kept)
+            known = cand.kind.known_kills(cand, program, code, kept)
             if known is not None:
-                cand.kills[name] = known
+                cand.kills[program] = known
                 continue
-            cand.kind.adversary_job(runs, cand, (ci, name), code, tests, kept)
+            runs.add((ci, program), cand.kind.adversary_jobs(cand, code, tests, kept))
     with timing.phase("adversaries:generated"):
-        for (ci, name), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
-                                           Options(workers=workers, stop_after_timeout=True)):
-            _busy(name, result)
-            cands[ci].kind.adversary_kills(cands[ci], name, result)
+        for (ci, program), result in runs.run(backend, limits, Options(workers=workers, stop_on_first_failure=False),
+                                              Options(workers=workers, stop_after_timeout=True)):
+            _busy(program.role, result)
+            kills = cands[ci].kind.kills(cands[ci], result)
+            if kills is not None:
+                cands[ci].record(program, kills)
 
 
 def _adversary_tests(cand: Candidate) -> Tests:
@@ -267,25 +273,25 @@ def _run_originals(cands: list[Candidate], backend: EvaluatorBackend, workers: i
     originals = Runs()
     for ci, cand in enumerate(cands):
         tests = _adversary_tests(cand)
-        for name, code in cand.adversaries:
+        for program, code in cand.adversaries:
             if not cand.expected:
-                if not name.startswith("mutant:"):
+                if program.role != "mutant":
                     continue
-                cand.kills[name] = set()
-            originals.add_tests((ci, name), code, tests)
-    for (ci, name), res in originals.run(backend, limits, Options(workers=workers)):
-        _busy(name, res)
+                cand.kills[program] = set()
+            originals.add((ci, program), [Job(code, tests)])
+    for (ci, program), res in originals.run(backend, limits, Options(workers=workers)):
+        _busy(program.role, res)
         cut = any(c.cause is Cause.WALL_BUDGET for c in res.cases)  # the budget ran out: it says nothing
         if res.verdict not in (Verdict.ACCEPTED, Verdict.INTERNAL_ERROR) and not cut:
-            cands[ci].killed_by_original.add(name)
+            cands[ci].killed_by_original.add(program)
 
 
-def _busy(name: str, result: Result | list[Any]) -> None:
+def _busy(family: str, result: Result | list[Any]) -> None:
     """While recording, a run's own time under its family (``busy:mutant``, ``busy:hardcoder``,
     ``busy:oracle``): the families share one batch, so their wall times cannot be told apart."""
     if timing.on():
         spent = result.time_s if isinstance(result, Result) else sum(o.time_s for o in result)
-        timing.add("busy:" + name.split(":", 1)[0], spent)
+        timing.add("busy:" + family, spent)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -378,7 +384,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
     chosen = select(cand, config) if cand.expected else []
     new_tests, added = cand.kind.render(cand, dataclasses.replace(tests, cases=list(tests.cases)), chosen)
     chosen_set = set(chosen)
-    mutants = [n for n, _ in cand.adversaries if n.startswith("mutant:") and n in cand.kills]
+    mutants = [p for p, _ in cand.adversaries if p.role == "mutant" and p in cand.kills]
     # with generated inputs, a mutant none of them tells apart may be equivalent; without, nothing
     # can say, and every mutant the source's tests let through counts as a survivor
     distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original or not cand.expected]
@@ -475,17 +481,17 @@ def add_model_inputs(cands: list[Candidate], sampler: Any, config: TestGenConfig
 
     found = model_checks([c.row for c in cands], sampler, n=config.model_inputs, seed=config.seed,
                          backend=backend, candidates=[list(c.inputs) for c in cands],
-                         examples=[list(c.examples) for c in cands], max_tokens=config.model_max_tokens)
+                         examples=[list(c.plan.examples) for c in cands], max_tokens=config.model_max_tokens)
     for cand, (made, verdicts) in zip(cands, found):
         if verdicts is not None:
             refused = [i for i, ok in enumerate(verdicts) if not ok]
             cand.invalid["model_validator"] += len(refused)
             cand.inputs = [x for i, x in enumerate(cand.inputs) if i not in set(refused)]
             cand.labels = [x for i, x in enumerate(cand.labels) if i not in set(refused)]
-        if not cand.kind.runnable(cand):
+        if not cand.kind.runnable(cand.plan):
             continue  # nothing to call (asserts that did not lift)
-        if cand.validator is None:
-            cand.validator = lambda *_: None  # noqa: E731 - no examples to read: the model's validator alone
+        if cand.plan.validator is None:
+            cand.plan.validator = AllowAll()  # no examples to read: the model's validator alone
         add_validated(cand, made, len(cand.inputs) + len(made))
         if cand.inputs and cand.note and not cand.note.startswith("input generation failed"):
             cand.note = None

@@ -13,13 +13,13 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Protocol
 
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kinds import Candidate, kind_for
+from pipeline.verify.testgen.kinds import Candidate, NoInputs, kind_for
 
 
 class PlanSettings(Protocol):
@@ -41,13 +41,18 @@ def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
     statement = statement_text(row)  # with the constraints a source keeps apart
     try:
         with _clock(cand, "proposing"):
-            cand.kind.examples(cand, statement)
+            cand.plan = cand.kind.plan(row, statement)
+        cand.note = cand.plan.note
         if cand.note is None:
             n = max(1, round(config.inputs * cand.kind.inputs_share))
-            batches = cand.kind.propose(cand, statement, n, config.seed)
+            batches = cand.kind.propose(cand.plan, n, config.seed)
             _validated_batch(cand, batches, n)
             if cand.invalid and len(cand.inputs) < n:  # make up for the refused
-                _validated_batch(cand, batches, n)
+                _validated_batch(cand, batches, n, short=n - len(cand.inputs))
+            batches.close()
+    except NoInputs as why:
+        cand.inputs, cand.labels = [], []
+        cand.note = str(why)
     except Exception as exc:  # noqa: BLE001 - one problem's generator never sinks the stage
         cand.inputs, cand.labels = [], []
         cand.note = f"input generation failed: {type(exc).__name__}: {exc}"[:300]
@@ -59,10 +64,15 @@ def plan_inputs(row: dict[str, Any], config: PlanSettings) -> Candidate:
     return cand
 
 
-def _validated_batch(cand: Candidate, batches: Iterator[list[tuple[Any, str]]], n: int) -> None:
-    """The kind's next batch of proposed inputs, validated (each step timed apart while recording)."""
+def _validated_batch(cand: Candidate, batches: Generator[list[tuple[Any, str]], int, None], n: int,
+                     short: int | None = None) -> None:
+    """The kind's next batch of proposed inputs (``short``: how many the driver still needs),
+    validated (each step timed apart while recording)."""
     with _clock(cand, "proposing"):
-        made = next(batches, [])
+        try:
+            made = next(batches) if short is None else batches.send(short)
+        except StopIteration:
+            made = []
     with _clock(cand, "validating"):
         add_validated(cand, made, n)
 
@@ -93,7 +103,7 @@ def add_validated(cand: Candidate, made: list[tuple[Any, str]], limit: int) -> N
         if len(cand.inputs) >= limit or repr(value) in seen:
             continue
         seen.add(repr(value))
-        why = cand.validator(*value) if isinstance(value, tuple) else cand.validator(value)
+        why = cand.plan.refuses(value)
         if why is not None:
             cand.invalid[why] += 1
             continue
@@ -107,7 +117,7 @@ def add_edges(cand: Candidate, config: PlanSettings) -> None:
         return
     try:
         with _clock(cand, "edges"):
-            made = cand.kind.edges(cand, config.edges)
+            made = cand.kind.edges(cand.plan, config.edges)
     except Exception:  # noqa: BLE001 - edges are extra: a problem whose edges fail keeps its other inputs
         return
     seen = {repr(x) for x in cand.inputs}

@@ -15,37 +15,33 @@ from typing import Any
 from evaluator.model import Checker, SpecialJudge
 from pipeline.schema import Tests
 from pipeline.verify.testgen import asserts, linked
-from pipeline.verify.testgen.kinds.base import Candidate, Made, register_kind
-from pipeline.verify.testgen.kinds.call import CallKind, param_names
+from pipeline.verify.testgen.kinds.base import Candidate, Made, Plan, register_kind
+from pipeline.verify.testgen.kinds.call import CallKind, CallReading, param_names
 
 
 @register_kind("assert")
 class AssertKind(CallKind):
     serves = "assert"
 
-    def examples(self, cand: Candidate, statement: str) -> None:
-        found = asserts.examples(cand.row["tests"])
+    def read(self, row: dict[str, Any]) -> Plan[CallReading]:
+        found = asserts.examples(row["tests"])
         if found is None:
-            cand.note = "no assert of the form entry(literals) == literal to grow inputs from"
-            return
-        cand.entry, cand.answered = found
-        self._read(cand)
+            return Plan(note="no assert of the form entry(literals) == literal to grow inputs from")
+        entry, answered = found
+        return self._plan(CallReading(entry, answered, param_names(row, entry[-1])))
 
-    def _read(self, cand: Candidate) -> None:
-        cand.params = param_names(cand.row, cand.entry[-1])
-        cand.examples = [(a, k) for a, k, _ in cand.answered]
-
-    def runnable(self, cand: Candidate) -> bool:
-        return cand.entry is not None  # else the asserts did not lift: nothing to call
+    def runnable(self, plan: Plan[CallReading]) -> bool:
+        return plan.profile is not None and plan.profile.entry is not None  # else the asserts did not lift: nothing to call
 
     def same_answer(self, checker: Checker | SpecialJudge | None, a: Any, b: Any) -> bool:
         return asserts.same_value(a, b) and asserts.same_value(b, a)
 
-    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+    def hardcoder(self, row: dict[str, Any], plan: Plan[CallReading] | None) -> str | None:
         from pipeline.process.public import assert_examples, shown, statement_text, tokens
         from pipeline.verify.testgen import adversaries
 
         tests: Tests = row["tests"]
+        entry = plan.profile.entry if plan is not None and plan.profile is not None else None
         found = asserts.examples(tests)
         if found is None and entry is None and not tests.fn_name:
             return adversaries.hardcoder_constant((row.get("solutions") or [""])[0],
@@ -58,7 +54,7 @@ class AssertKind(CallKind):
     def line(self, cand: Candidate, tests: Tests, i: int) -> str | None:
         """The assert that tests input ``i`` (None: a value has no exact literal)."""
         args, kwargs = cand.inputs[i]
-        return asserts.render(cand.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i],
+        return asserts.render(cand.plan.profile.entry or ("function", tests.fn_name or ""), args, kwargs, cand.expected[i],
                               cand.labels[i])
 
     def render(self, cand: Candidate, tests: Tests, chosen: list[int]) -> tuple[Tests, int]:
@@ -77,19 +73,20 @@ class LinkedKind(AssertKind):
         except Exception:  # noqa: BLE001 - the assert kind meets the same error, and says so
             return False
 
-    def examples(self, cand: Candidate, statement: str) -> None:
-        cand.entry, cand.linked, cand.answered = linked.examples(cand.row["tests"])
-        self._read(cand)
+    def read(self, row: dict[str, Any]) -> Plan[CallReading]:
+        entry, shape, answered = linked.examples(row["tests"])
+        return self._plan(CallReading(entry, answered, param_names(row, entry[-1]), shape))
 
-    def edges(self, cand: Candidate, n: int) -> Made:
+    def edges(self, plan: Plan[CallReading], n: int) -> Made:
         return []  # nodes built by a shim: their edges are not plain values
 
-    def program(self, cand: Candidate, code: str) -> str:
-        return code + cand.linked.shim()  # builds the nodes, answers a plain list
+    def program(self, plan: Plan[CallReading], code: str) -> str:
+        return code + plan.profile.linked.shim()  # builds the nodes, answers a plain list
 
-    def call_entry(self, cand: Candidate, code: str) -> tuple[str, ...]:
+    def call_entry(self, plan: Plan[CallReading], tests: Tests, code: str) -> tuple[str, ...]:
         return ("function", linked.SHIM_NAME)
 
     def line(self, cand: Candidate, tests: Tests, i: int) -> str | None:
         args, kwargs = cand.inputs[i]
-        return linked.render(cand.entry, cand.linked, args, kwargs, cand.expected[i], cand.labels[i])
+        reading = cand.plan.profile
+        return linked.render(reading.entry, reading.linked, args, kwargs, cand.expected[i], cand.labels[i])

@@ -13,60 +13,148 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Checker, Limits, Options, Result, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
-from pipeline.verify.testgen import linked, postconditions
-from pipeline.verify.testgen.profile import CallProfile
+from pipeline.verify.testgen import postconditions
 
 Made = list[tuple[Any, str]]  # new inputs, each with how it was made
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
 Answer = tuple[bool, Any, float]  # a program's answer to one input: ended cleanly, the answer, its CPU seconds
+P = TypeVar("P")
+
+
+class NoInputs(Exception):
+    """A kind could make no input for a problem; the message says why (its ``generation_note``)."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """Which program a run is: a ``reference`` (``index``: its place among the trusted ones), the
+    ``brute`` force, the ``hardcoder``, a ``mutant`` (``index``: its place, ``label``: how it was
+    made) or a model's ``sample`` (``index``: its place among the problem's samples)."""
+
+    role: Literal["reference", "brute", "hardcoder", "mutant", "sample"]
+    index: int = 0
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """How reports and timings name it (``mutant:<label>``, ``hardcoder``, ...)."""
+        if self.role == "mutant":
+            return f"mutant:{self.label}"
+        return self.role if self.role in ("brute", "hardcoder") else f"{self.role}:{self.index}"
+
+    @property
+    def first_reference(self) -> bool:
+        return self.role == "reference" and self.index == 0
+
+
+@dataclass
+class Job:
+    """One program's run: on a test set (``calls`` None: ``evaluate_many``), or on calls into its
+    entry point (``values_many``)."""
+
+    code: str
+    tests: Tests
+    calls: list[Any] | None = None
+    entry: tuple[str, ...] = ()
+
+
+@dataclass
+class Answers:
+    """A program's answer to each input it ran (in the order given), and, where a kind checks an
+    answer against a variant of its input that must be answered alike (a call's dict keys
+    reordered), the answer to that variant by input index."""
+
+    answers: list[Answer]
+    variants: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)
+
+
+@dataclass
+class Kills:
+    """What an adversary's run on generated inputs says: the inputs that reject it, those it never
+    ran (a limit came first) and those it crashed on or ran out of a limit (no answer at all)."""
+
+    rejected: set[int]
+    unrun: set[int] = dataclasses.field(default_factory=set)
+    failed: set[int] = dataclasses.field(default_factory=set)
+
+
+class Validator(Protocol):
+    """Why the statement rules an input out (``reason``: None where it is allowed); a ``stdin``
+    input is its text, a call's its ``(args, kwargs)``."""
+
+    def reason(self, *value: Any) -> str | None: ...
+
+
+class AllowAll:
+    """The validator where nothing can be read from the examples (a model's validator judges alone)."""
+
+    def reason(self, *value: Any) -> str | None:
+        return None
+
+
+@dataclass
+class Plan(Generic[P]):
+    """What a kind reads from a problem before any program runs (:meth:`TestKind.plan`): the
+    problem's own inputs (as ``Candidate.inputs`` holds them), the kind's own ``profile`` (the
+    ``stdin`` grammar; a call's entry point, parameters and what the examples say), the validator
+    of new inputs, and why no input grows from the examples (``note``)."""
+
+    examples: list[Any] = dataclasses.field(default_factory=list)
+    profile: P | None = None
+    validator: Validator | None = None
+    note: str | None = None
+
+    def refuses(self, value: Any) -> str | None:
+        """Why the validator refuses a new input (None: it is allowed, or there is no validator)."""
+        if self.validator is None:
+            return None
+        return self.validator.reason(*value) if isinstance(value, tuple) else self.validator.reason(value)
 
 
 @dataclass
 class Candidate:
     """A problem's generation state: inputs, the references' answers, the adversaries' results.
-    The driver fills the kind-free part; the kind what it reads from the problem's own tests."""
+    Kind-free: what a kind read of the problem is its ``plan``, and the kind writes nothing here
+    (the driver and the planner fill it from what the kind's methods return)."""
 
     row: dict[str, Any]
     kind: TestKind
+    plan: Plan = dataclasses.field(default_factory=Plan)
     inputs: list[Any] = dataclasses.field(default_factory=list)  # stdin text, or (args, kwargs)
     labels: list[str] = dataclasses.field(default_factory=list)
-    entry: tuple[str, ...] | None = None
-    linked: linked.Shape | None = None  # LeetCode's list_node/tree_node asserts: called through a shim
-    params: list[str] | None = None  # the entry point's parameter names (call-like kinds)
-    answered: list[tuple[tuple, dict, Any]] = dataclasses.field(default_factory=list)  # the examples, with answers
     expected: dict[int, Any] = dataclasses.field(default_factory=dict)  # input index -> answer
     ref_s: dict[int, float] = dataclasses.field(default_factory=dict)
     disagreements: int = 0
-    profile: Any = None  # what the examples say: a CallProfile (call-like kinds) or the stdin grammar
-    twins: dict[int, tuple[tuple, dict]] = dataclasses.field(default_factory=dict)  # input -> its keys reordered
-    twin_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # ... the first reference's
+    variant_answers: dict[int, tuple[bool, Any]] = dataclasses.field(default_factory=dict)  # the first reference's (Answers.variants)
     suspects: Counter = dataclasses.field(default_factory=Counter)  # broken relation -> answers dropped
-    examples: list[Any] = dataclasses.field(default_factory=list)  # the problem's own inputs, as ``inputs`` holds them
-    validator: Callable[..., str | None] | None = None  # input -> why the statement rules it out (None: allowed)
     invalid: Counter = dataclasses.field(default_factory=Counter)  # reason -> generated inputs refused
     brute: str | None = None  # a model-written brute force that passes the problem's own tests (a witness)
     witnesses: dict[int, int] = dataclasses.field(default_factory=dict)  # input index -> sources that agree on its answer
     note: str | None = None
-    adversaries: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (name, code)
-    kills: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
-    unrun: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> inputs it never ran (a limit came first)
-    failed: dict[str, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
+    adversaries: list[tuple[Program, str]] = dataclasses.field(default_factory=list)  # (which, code)
+    kills: dict[Program, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> generated inputs
+    unrun: dict[Program, set[int]] = dataclasses.field(default_factory=dict)  # adversary -> inputs it never ran (a limit came first)
+    failed: dict[Program, set[int]] = dataclasses.field(default_factory=dict)  # ... -> inputs it raised on or ran out of time
     edge_answers: dict[int, Any] = dataclasses.field(default_factory=dict)  # edges (labelled so): the references' answers
-    killed_by_original: set[str] = dataclasses.field(default_factory=set)
+    killed_by_original: set[Program] = dataclasses.field(default_factory=set)
     spent: dict[str, float] = dataclasses.field(default_factory=dict)  # planning's phases, while a benchmark records
 
     @property
     def relations(self) -> dict[str, postconditions.Relation]:
         """The relations every example's answer keeps, which the references' answers must keep too."""
-        return self.profile.answer_relations if isinstance(self.profile, CallProfile) else {}
+        return self.kind.relations(self.plan)
+
+    def record(self, program: Program, kills: Kills) -> None:
+        """An adversary's run, as its kind read it."""
+        self.kills[program], self.unrun[program], self.failed[program] = kills.rejected, kills.unrun, kills.failed
 
 
 def answer_limit_s(cand: Candidate) -> float:
@@ -88,12 +176,14 @@ class Runs:
         self.calls: list[tuple[str, Tests, list[Any], tuple[str, ...]]] = []
         self.call_keys: list[Any] = []
 
-    def add_tests(self, key: Any, code: str, tests: Tests) -> None:
-        self.tests.append((key, code, tests))
-
-    def add_calls(self, key: Any, code: str, tests: Tests, calls: list[Any], entry: tuple[str, ...]) -> None:
-        self.calls.append((code, tests, calls, entry))
-        self.call_keys.append(key)
+    def add(self, key: Any, jobs: Iterable[Job]) -> None:
+        """A kind's jobs under ``key`` (each key's result comes back once: a kind returns one job a program)."""
+        for job in jobs:
+            if job.calls is None:
+                self.tests.append((key, job.code, job.tests))
+            else:
+                self.calls.append((job.code, job.tests, job.calls, job.entry))
+                self.call_keys.append(key)
 
     def run(self, backend: EvaluatorBackend, limits: Limits, tests_options: Options,
             calls_options: Options | None = None) -> Iterator[tuple[Any, Result | list[CallOutcome]]]:
@@ -152,23 +242,32 @@ class TestKind:
         return True
 
     # --- the examples and new inputs
-    def examples(self, cand: Candidate, statement: str) -> None:
-        """The problem's own test inputs (``cand.examples``), the ones new inputs grow from; a
-        ``cand.note`` where there are none."""
+    def read(self, row: dict[str, Any]) -> Plan:
+        """What the problem's own tests give: its inputs and how it is called (a ``note`` where
+        nothing can be read). Cheap: the differential round reads a released row again."""
         raise NotImplementedError
 
-    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
-        """Batches of new inputs, about ``n`` each, after setting ``cand.validator`` (and whatever
-        else it infers from the examples) before the first. The driver asks for a second batch
-        only to make up for inputs the validator refused."""
+    def plan(self, row: dict[str, Any], statement: str) -> Plan:
+        """:meth:`read`, with what the examples and the statement say (the profile generators and
+        the validator read)."""
+        return self.read(row)
+
+    def propose(self, plan: Plan, n: int, seed: int) -> Generator[Made, int, None]:
+        """Batches of new inputs, about ``n`` each. The driver asks for a second batch only to make
+        up for inputs the validator refused, and sends how many it still needs (``send``). Raises
+        :class:`NoInputs` (why) where none can be made."""
         raise NotImplementedError
 
-    def edges(self, cand: Candidate, n: int) -> Made:
+    def relations(self, plan: Plan) -> dict[str, postconditions.Relation]:
+        """The relations every example's answer keeps with its input (a witness for the answers)."""
+        return {}
+
+    def edges(self, plan: Plan, n: int) -> Made:
         """Up to ``n`` inputs past the examples' envelope that break no rule the statement states
         (:mod:`pipeline.verify.testgen.edges`): for the reserve only, after :meth:`propose`."""
         return []
 
-    def runnable(self, cand: Candidate) -> bool:
+    def runnable(self, plan: Plan) -> bool:
         """Whether inputs can be run at all (a model's, say): there is something to call."""
         return True
 
@@ -189,11 +288,11 @@ class TestKind:
         raise NotImplementedError
 
     # --- the oracle
-    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
-        """Add a reference's (or the brute force's) run on the inputs ``indices`` under ``key``."""
+    def oracle_jobs(self, cand: Candidate, program: Program, code: str, indices: list[int]) -> list[Job]:
+        """A reference's (or the brute force's) run on the inputs ``indices``."""
         raise NotImplementedError
 
-    def oracle_answers(self, cand: Candidate, key: tuple, result: Any) -> list[Answer]:
+    def answers(self, cand: Candidate, program: Program, indices: list[int], result: Any) -> Answers:
         """That run's answer to each of its inputs, from what :meth:`Runs.run` gave back."""
         raise NotImplementedError
 
@@ -210,21 +309,21 @@ class TestKind:
         raise NotImplementedError
 
     # --- the adversaries
-    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+    def hardcoder(self, row: dict[str, Any], plan: Plan | None) -> str | None:
         """The program that memorises the examples the row's statement prints (None: none to write)."""
         raise NotImplementedError
 
-    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
-                      kept: list[int]) -> None:
-        """Add an adversary's run on the generated inputs ``kept`` (``tests``: the problem's own,
-        for their limits and checker; the driver runs them apart, :func:`~pipeline.verify.testgen.generate.run_adversaries`)."""
+    def adversary_jobs(self, cand: Candidate, code: str, tests: Tests, kept: list[int]) -> list[Job]:
+        """An adversary's run on the generated inputs ``kept`` (``tests``: the problem's own, for
+        their limits and checker; the driver runs them apart, :func:`~pipeline.verify.testgen.generate.run_adversaries`)."""
         raise NotImplementedError
 
-    def adversary_kills(self, cand: Candidate, name: str, result: Any) -> None:
-        """Record which generated inputs rejected the adversary (``cand.kills``)."""
+    def kills(self, cand: Candidate, result: Any) -> Kills | None:
+        """Which generated inputs (of ``sorted(cand.expected)``, as run) rejected the adversary
+        (None: the run says nothing, an internal error)."""
         raise NotImplementedError
 
-    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+    def known_kills(self, cand: Candidate, program: Program, code: str, kept: list[int]) -> set[int] | None:
         """The generated inputs of ``kept`` that reject an adversary whose answers are known without
         running it, exactly as its run would judge them (None: run it)."""
         return None

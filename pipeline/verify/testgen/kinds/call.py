@@ -11,14 +11,16 @@ arguments as a JSON array and the answer as JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any
 
 from evaluator.model import Checker, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import Tests
-from pipeline.verify.testgen import postconditions
-from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, append_cases, register_kind
+from pipeline.verify.testgen import linked, postconditions
+from pipeline.verify.testgen.kinds.base import Answers, Candidate, Job, Kills, Made, Plan, Program, TestKind, append_cases, register_kind
+from pipeline.verify.testgen.profile import CallProfile
 
 SMALL_CALL_LEAVES = 16  # a brute force answers calls with this many values in all
 
@@ -53,6 +55,18 @@ def param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
     return None
 
 
+@dataclass
+class CallReading:
+    """A call kind's own part of a :class:`~pipeline.verify.testgen.kinds.base.Plan`: how the entry
+    point is called, the examples with their answers, and what they and the statement say."""
+
+    entry: tuple[str, ...] | None  # None: the kind's own (``call``: the tests' ``fn_name``)
+    answered: list[tuple[tuple, dict, Any]]  # the examples, with answers
+    params: list[str] | None  # the entry point's parameter names
+    linked: linked.Shape | None = None  # LeetCode's list_node/tree_node asserts: called through a shim
+    profile: CallProfile | None = None  # after :meth:`CallKind.plan`
+
+
 def _leaves(value: Any, depth: int = 0) -> int:
     if depth > 8:
         return 1
@@ -70,31 +84,46 @@ class CallKind(TestKind):
     serves = "call"
     model_shape = " as a Python list of the function's positional arguments"
 
-    def examples(self, cand: Candidate, statement: str) -> None:
-        tests: Tests = cand.row["tests"]
-        cand.answered, cand.params = call_examples(tests), param_names(cand.row, tests.fn_name)
-        cand.examples = [(a, k) for a, k, _ in cand.answered]
+    def read(self, row: dict[str, Any]) -> Plan[CallReading]:
+        tests: Tests = row["tests"]
+        return self._plan(CallReading(None, call_examples(tests), param_names(row, tests.fn_name)))
 
-    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
-        from pipeline.verify.testgen.call_inputs import mutate_args
-        from pipeline.verify.testgen.profile import CallProfile
+    @staticmethod
+    def _plan(reading: CallReading) -> Plan[CallReading]:
+        return Plan(examples=[(a, k) for a, k, _ in reading.answered], profile=reading)
+
+    def plan(self, row: dict[str, Any], statement: str) -> Plan[CallReading]:
         from pipeline.verify.testgen.validate import CallValidator
 
-        cand.profile = profile = CallProfile.infer(cand.answered, statement, cand.params)
-        cand.validator = CallValidator(profile).reason
+        plan = self.read(row)
+        if plan.note is None:
+            reading = plan.profile
+            reading.profile = CallProfile.infer(reading.answered, statement, reading.params)
+            plan.validator = CallValidator(reading.profile)
+        return plan
+
+    def propose(self, plan: Plan[CallReading], n: int, seed: int) -> Generator[Made, int, None]:
+        from pipeline.verify.testgen.call_inputs import mutate_args
+
+        profile = plan.profile.profile
         made = mutate_args(profile, n=2 * n, seed=seed)
         yield [((m[0], m[1]), m[2]) for m in made]
         more = mutate_args(profile, n=2 * n, seed=seed + 1)
         yield [((m[0], m[1]), m[2]) for m in more]
 
-    def edges(self, cand: Candidate, n: int) -> Made:
+    def relations(self, plan: Plan[CallReading]) -> dict[str, postconditions.Relation]:
+        profile = plan.profile.profile if plan.profile is not None else None
+        return profile.answer_relations if profile is not None else {}
+
+    def edges(self, plan: Plan[CallReading], n: int) -> Made:
         from pipeline.verify.testgen.edges import edge_calls
         from pipeline.verify.testgen.validate import CallValidator
 
-        if cand.profile is None or not n:
+        profile = plan.profile.profile if plan.profile is not None else None
+        if profile is None or not n:
             return []
-        validator = CallValidator(cand.profile)
-        return [(call, label) for call, label in edge_calls(cand.profile, 4 * n)
+        validator = CallValidator(profile)
+        return [(call, label) for call, label in edge_calls(profile, 4 * n)
                 if validator.reason(*call, edge=True) is None][:n]
 
     def small(self, value: Any) -> bool:
@@ -112,46 +141,49 @@ class CallKind(TestKind):
         return f"Define {name} with the signature the problem gives; it is called directly, do not read input."
 
     # --- how a program is called
-    def program(self, cand: Candidate, code: str) -> str:
+    def program(self, plan: Plan[CallReading], code: str) -> str:
         """A program as generation calls it."""
         return code
 
-    def call_entry(self, cand: Candidate, code: str) -> tuple[str, ...]:
+    def call_entry(self, plan: Plan[CallReading], tests: Tests, code: str) -> tuple[str, ...]:
         """What generation calls in it."""
         from evaluator.values import entry_for
 
-        return cand.entry or entry_for(code, cand.row["tests"].fn_name or "")
+        return plan.profile.entry or entry_for(code, tests.fn_name or "")
 
-    def twins(self, cand: Candidate) -> dict[int, tuple[tuple, dict]]:
+    def _job(self, cand: Candidate, code: str, tests: Tests, calls: list[Any]) -> Job:
+        return Job(self.program(cand.plan, code), tests, calls, self.call_entry(cand.plan, tests, code))
+
+    def variants(self, cand: Candidate) -> dict[int, tuple[tuple, dict]]:
         """Input index -> the input with its dict arguments' keys reordered, where the answer must not
         change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
-        if cand.profile is None or not cand.profile.order_free:
+        profile = cand.plan.profile.profile
+        if profile is None or not profile.order_free:
             return {}
         twins = {i: postconditions.reordered(*call) for i, call in enumerate(cand.inputs)}
         return {i: twin for i, twin in twins.items() if twin is not None}
 
-    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
-        if key[1] == 0:  # the first reference answers the reordered inputs too
-            cand.twins = self.twins(cand)
-        extra = cand.twins if key[1] == 0 else {}
-        runs.add_calls(key, self.program(cand, code), cand.row["tests"],
-                       [cand.inputs[i] for i in indices] + list(extra.values()), self.call_entry(cand, code))
+    def oracle_jobs(self, cand: Candidate, program: Program, code: str, indices: list[int]) -> list[Job]:
+        extra = list(self.variants(cand).values()) if program.first_reference else []  # the reordered inputs too
+        return [self._job(cand, code, cand.row["tests"], [cand.inputs[i] for i in indices] + extra)]
 
-    def oracle_answers(self, cand: Candidate, key: tuple, result: list[CallOutcome]) -> list[Answer]:
-        own = len(key[2])
-        if key[1] == 0:
-            cand.twin_answers.update({i: (o.ok, o.value) for i, o in zip(cand.twins, result[own:])})
-        return [(o.ok, o.value, o.time_s) for o in result[:own]]
+    def answers(self, cand: Candidate, program: Program, indices: list[int], result: list[CallOutcome]) -> Answers:
+        own = len(indices)
+        variants = {}
+        if program.first_reference:
+            variants = {i: (o.ok, o.value) for i, o in zip(self.variants(cand), result[own:])}
+        return Answers([(o.ok, o.value, o.time_s) for o in result[:own]], variants)
 
     def suspect(self, cand: Candidate, i: int, answer: Any) -> str | None:
         args, kwargs = cand.inputs[i]
-        if cand.profile is None:
+        profile = cand.plan.profile.profile
+        if profile is None:
             return None
-        if postconditions.kind_changed(cand.profile.answer_kind, answer):
+        if postconditions.kind_changed(profile.answer_kind, answer):
             return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
-        why = postconditions.broken(cand.profile.answer_relations, args, kwargs, answer)
-        if why is None and i in cand.twin_answers:
-            ok, other = cand.twin_answers[i]
+        why = postconditions.broken(profile.answer_relations, args, kwargs, answer)
+        if why is None and i in cand.variant_answers:
+            ok, other = cand.variant_answers[i]
             if not (ok and self.same_answer(None, answer, other)):
                 why = "same_answer_reordered"
         return why
@@ -164,22 +196,21 @@ class CallKind(TestKind):
         except TypeError:
             return False
 
-    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+    def hardcoder(self, row: dict[str, Any], plan: Plan | None) -> str | None:
         from pipeline.verify.testgen import adversaries
 
         tests: Tests = row["tests"]
         return adversaries.hardcoder_call(tests.fn_name or "", [(c.input, c.output) for c in tests.cases if c.public])
 
-    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
-                      kept: list[int]) -> None:
-        runs.add_calls(key, self.program(cand, code), tests, [cand.inputs[i] for i in kept], self.call_entry(cand, code))
+    def adversary_jobs(self, cand: Candidate, code: str, tests: Tests, kept: list[int]) -> list[Job]:
+        return [self._job(cand, code, tests, [cand.inputs[i] for i in kept])]
 
-    def adversary_kills(self, cand: Candidate, name: str, result: list[CallOutcome]) -> None:
+    def kills(self, cand: Candidate, result: list[CallOutcome]) -> Kills:
         kept = sorted(cand.expected)
-        cand.kills[name] = {kept[j] for j, o in enumerate(result) if not o.not_run and (
-            not o.ok or not self.same_answer(None, cand.expected[kept[j]], o.value))}
-        cand.unrun[name] = {kept[j] for j, o in enumerate(result) if o.not_run}
-        cand.failed[name] = {kept[j] for j, o in enumerate(result) if not o.not_run and not o.ok}
+        return Kills(rejected={kept[j] for j, o in enumerate(result) if not o.not_run and (
+                         not o.ok or not self.same_answer(None, cand.expected[kept[j]], o.value))},
+                     unrun={kept[j] for j, o in enumerate(result) if o.not_run},
+                     failed={kept[j] for j, o in enumerate(result) if not o.not_run and not o.ok})
 
     def expected_text(self, answer: Any) -> str | None:
         from evaluator.compare import encode_value

@@ -9,12 +9,13 @@ whether two outputs are the same, and a chosen input becomes a test case with it
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from evaluator.model import Cause, Checker, Options, Result, SpecialJudge, Verdict
 from pipeline.schema import TestCase, Tests
-from pipeline.verify.testgen.kinds.base import Answer, Candidate, Made, Runs, TestKind, answer_limit_s, append_cases, register_kind
+from pipeline.verify.testgen.kinds.base import Answers, Candidate, Job, Kills, Made, NoInputs, Plan, Program, TestKind, answer_limit_s, append_cases, register_kind
+from pipeline.verify.testgen.stdin_grammar import Grammar
 
 CLEAN = ("accepted", "wrong_answer")  # a reference that ended so answered (its output is the answer)
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -45,24 +46,32 @@ class StdinKind(TestKind):
     case_s = 0.003  # each case a forked, jailed process of its own (an empty program's, benchmarks/bench_evaluator.py)
     inputs_share = 0.3  # ... so fewer inputs: each is a process for every reference and adversary
 
-    def examples(self, cand: Candidate, statement: str) -> None:
-        cand.examples = [c.input for c in cand.row["tests"].cases]
+    def read(self, row: dict[str, Any]) -> Plan:
+        return Plan(examples=[c.input for c in row["tests"].cases])
 
-    def propose(self, cand: Candidate, statement: str, n: int, seed: int) -> Iterator[Made]:
-        from pipeline.verify.testgen.stdin_inputs import infer_grammar, inputs_from, more_inputs
+    def plan(self, row: dict[str, Any], statement: str) -> Plan[Grammar]:
+        """The grammar the examples and the statement give (the generator and the validator read it)."""
+        from pipeline.verify.testgen.stdin_inputs import infer_grammar
         from pipeline.verify.testgen.validate import StdinValidator
 
-        grammar, cand.note = infer_grammar(cand.examples, statement)
-        cand.profile = grammar  # what the examples and the statement say: the generator and the validator read it
-        validator = StdinValidator(grammar, statement, cand.examples)
-        cand.validator = validator.reason
+        plan = self.read(row)
+        plan.profile, plan.note = infer_grammar(plan.examples, statement)
+        plan.validator = StdinValidator(plan.profile, statement, plan.examples)
+        return plan
+
+    def propose(self, plan: Plan[Grammar], n: int, seed: int) -> Generator[Made, int, None]:
+        from pipeline.verify.testgen.stdin_inputs import inputs_from, more_inputs
+
+        grammar, validator = plan.profile, plan.validator
         if grammar is None:
             yield []
             return
         try:  # the validator parses each made text as the grammar's check does: once, for both
-            made, cand.note = inputs_from(grammar, n=n, seed=seed, keep=validator.parses)
-            yield made
-            yield more_inputs(grammar, n=2 * (n - len(cand.inputs)), seed=seed + 1, keep=validator.parses)  # the refused made up for
+            made, why = inputs_from(grammar, n=n, seed=seed, keep=validator.parses)
+            if why is not None:
+                raise NoInputs(why)
+            short = yield made
+            yield more_inputs(grammar, n=2 * short, seed=seed + 1, keep=validator.parses)  # the refused made up for
         finally:  # planning is over (this generator closed): parses kept for texts never checked go
             validator.forget()
 
@@ -78,18 +87,18 @@ class StdinKind(TestKind):
     def brute_force_how(self, tests: Tests) -> str:
         return "Read the input from standard input and print the answer."
 
-    def oracle_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, indices: list[int]) -> None:
+    def oracle_jobs(self, cand: Candidate, program: Program, code: str, indices: list[int]) -> list[Job]:
         """A reference runs each input under the most it may take on one (:func:`answer_limit_s`),
         not the problem's whole limit: an answer that takes longer is dropped whatever it is, and
         each input is a process of its own, so nothing else changes (a brute force keeps the limit)."""
         tests: Tests = cand.row["tests"]
-        if key[1] != "brute":
+        if program.role != "brute":
             tests = dataclasses.replace(tests, time_limit_s=round(answer_limit_s(cand), 3))
-        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in indices]))
+        return [Job(code, stdin_tests(tests, [cand.inputs[i] for i in indices]))]
 
-    def oracle_answers(self, cand: Candidate, key: tuple, result: Result) -> list[Answer]:
+    def answers(self, cand: Candidate, program: Program, indices: list[int], result: Result) -> Answers:
         per = [(c.verdict in CLEAN and isinstance(c.output, str), c.output, c.cpu_s or 0.0) for c in result.cases]
-        return per + [(False, None, 0.0)] * (len(key[2]) - len(per))  # cases never run: no answer
+        return Answers(per + [(False, None, 0.0)] * (len(indices) - len(per)))  # cases never run: no answer
 
     def oversized(self, answer: Any) -> bool:
         return len(answer) > MAX_EXPECTED_CHARS
@@ -101,26 +110,25 @@ class StdinKind(TestKind):
             return checker.check(a, b)[0] and checker.check(b, a)[0]
         return agree("stdin", a, b)
 
-    def hardcoder(self, row: dict[str, Any], entry: tuple[str, ...] | None) -> str | None:
+    def hardcoder(self, row: dict[str, Any], plan: Plan | None) -> str | None:
         from pipeline.verify.testgen import adversaries
 
         return adversaries.hardcoder_stdin([(c.input, c.output) for c in row["tests"].cases if c.public])
 
-    def adversary_job(self, runs: Runs, cand: Candidate, key: tuple, code: str, tests: Tests,
-                      kept: list[int]) -> None:
-        runs.add_tests(key, code, stdin_tests(tests, [cand.inputs[i] for i in kept], [cand.expected[i] for i in kept]))
+    def adversary_jobs(self, cand: Candidate, code: str, tests: Tests, kept: list[int]) -> list[Job]:
+        return [Job(code, stdin_tests(tests, [cand.inputs[i] for i in kept], [cand.expected[i] for i in kept]))]
 
-    def adversary_kills(self, cand: Candidate, name: str, result: Result) -> None:
+    def kills(self, cand: Candidate, result: Result) -> Kills | None:
         if result.verdict is Verdict.INTERNAL_ERROR:
-            return
+            return None
         kept = sorted(cand.expected)
         ran = {i for i, c in enumerate(result.cases) if c.cause is not Cause.WALL_BUDGET}
-        cand.kills[name] = {kept[i] for i in ran if result.cases[i].verdict is not Verdict.ACCEPTED}
-        cand.unrun[name] = {kept[i] for i in range(len(kept)) if i not in ran}  # a limit came first
-        cand.failed[name] = {kept[i] for i in ran  # it crashed or ran out of a limit: no answer at all
-                             if result.cases[i].verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER)}
+        return Kills(rejected={kept[i] for i in ran if result.cases[i].verdict is not Verdict.ACCEPTED},
+                     unrun={kept[i] for i in range(len(kept)) if i not in ran},  # a limit came first
+                     failed={kept[i] for i in ran  # it crashed or ran out of a limit: no answer at all
+                             if result.cases[i].verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER)})
 
-    def known_kills(self, cand: Candidate, name: str, code: str, kept: list[int]) -> set[int] | None:
+    def known_kills(self, cand: Candidate, program: Program, code: str, kept: list[int]) -> set[int] | None:
         """The hardcoder's: what it prints is a table lookup (:func:`~pipeline.verify.testgen.adversaries.hardcoder_stdin_answers`),
         judged as the evaluator judges a case (the problem's checker, else the robust comparison;
         a special judge is a program: it runs). A process per input saved: a quarter of a stdin
@@ -128,7 +136,7 @@ class StdinKind(TestKind):
         from pipeline.verify.testgen import adversaries
 
         tests: Tests = cand.row["tests"]
-        if name != "hardcoder" or isinstance(tests.checker, SpecialJudge):
+        if program.role != "hardcoder" or isinstance(tests.checker, SpecialJudge):
             return None
         examples = [(c.input, c.output) for c in tests.cases if c.public]
         if code != adversaries.hardcoder_stdin(examples):
