@@ -36,6 +36,7 @@ from evaluator.model import (
     as_tests,
 )
 from evaluator.runs import BUDGET_RAN_OUT, SNIPPET, cause_of, classify, last_message, server_request
+from evaluator.runtime.request import Request
 from evaluator.sandbox import limits
 from evaluator.sandbox.pool import WorkerPool, shared_pool
 
@@ -66,10 +67,10 @@ class _Judging:
         self.worker, self.code, self.tests, self.deadline, self.options = worker, code, tests, deadline, options
         self.limit, self.memory_mb, self.output_mb = limits_.time_for(tests), limits_.memory_for(tests), limits_.output_mb
 
-    def request(self, kind: str, *, for_tests: bool = True, **extra: Any) -> dict:
-        return server_request(kind, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
+    def request(self, child: str, *, for_tests: bool = True, **extra: Any) -> Request:
+        return server_request(child, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
 
-    def run(self, request: dict, payload: dict) -> Run:
+    def run(self, request: Request, payload: dict) -> Run:
         return Run.from_wire(self.worker.run(request, payload, self.deadline))
 
     def block_cap(self) -> float:

@@ -16,6 +16,7 @@ from typing import Any
 
 from evaluator.model import Cause, ProcessEnd, Run, Tests, Verdict
 from evaluator.runtime.harness import EXIT_MEMORY, EXIT_OUTPUT_LIMIT
+from evaluator.runtime.request import Request
 from evaluator.sandbox.process import SETUP_FAILED
 
 SNIPPET = 300
@@ -149,8 +150,8 @@ def _judge_verdict(report: dict) -> tuple[Verdict, str]:
     return _JUDGE_STATUS.get(status, Verdict.RUNTIME_ERROR), f"{report.get('type', status)}: {report.get('msg', '')}".strip()
 
 
-def server_request(kind: str, limit_s: float, memory_mb: int, output_mb: int, tests: Tests | None = None,
-                   **extra: Any) -> dict:
-    """The fork server's request (JSON on its socket): what to run and under which limits."""
-    return {"kind": kind, "prelude": tests.prelude if tests else None, "fn_name": tests.fn_name if tests else None,
-            "timeout_s": limit_s, "memory_mb": memory_mb, "output_mb": output_mb, **extra}
+def server_request(child: str, time_s: float, memory_mb: int, output_mb: int, tests: Tests | None = None,
+                   **extra: Any) -> Request:
+    """The fork server's request: what to run (``child``: its layout) and under which limits."""
+    return Request(child=child, time_s=time_s, memory_mb=memory_mb, output_mb=output_mb,
+                   prelude=tests.prelude if tests else None, fn_name=tests.fn_name if tests else None, **extra)

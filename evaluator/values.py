@@ -173,12 +173,12 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases, "independent": True}
     request = server_request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
-        request["prelude"] = CALL_PRELUDE + (t.prelude or "")
+        request.prelude = CALL_PRELUDE + (t.prelude or "")
     start = time.monotonic()
     run = Run.from_wire(worker.run(request, {"code": code, "steps": text, "lines": lifted.lines_text(lines)}, deadline))
     got = _outcomes(at, run)
     lines_ = lifted.reply_lines(run)
-    raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request["cases"]
+    raised = bool(lines_) and isinstance(lines_[-1], dict) and "x" in lines_[-1] and not request.cases
     if len(got) < len(calls) and (not raised or not got):  # the process ended inside the next call
         verdict, msg = classify(run, "calls")
         verdict = verdict or Verdict.RUNTIME_ERROR

@@ -15,6 +15,10 @@ import os
 import sys
 import threading
 import traceback
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evaluator.runtime.request import Request
 
 # LiveCodeBench's import prelude for functional (call) problems.
 CALL_PRELUDE = (
@@ -168,7 +172,7 @@ def _flush_stdio() -> int:
     return status
 
 
-def run(req: dict, code: str) -> None:
+def run(req: Request, code: str) -> None:
     """Run a ``stdin`` or ``checker`` program; never returns.
 
     The verdict is made by the parent from what this process leaves behind: its exit status and
@@ -177,10 +181,10 @@ def run(req: dict, code: str) -> None:
     """
     exit_ = os._exit
     fresh_stdio()
-    kind = req["kind"]
-    source = (req.get("prelude") or "") + "\n" + code
+    kind = req.child
+    source = (req.prelude or "") + "\n" + code
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    sys.argv = ["checker", *req.get("argv", ())] if kind == "checker" else ["solution.py"]
+    sys.argv = ["checker", *req.argv] if kind == "checker" else ["solution.py"]
     status = 0
     try:
         exec(compile(source, "<solution>", "exec", dont_inherit=True), ns)  # not our __future__ flags
@@ -212,7 +216,7 @@ def call_value(ns: dict, fn_name: str, args_text: str) -> dict:
         return {"u": str(exc)[:300]}
 
 
-def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tuple[dict, dict, str, str]:
+def run_main(req: Request, code: str, conn, names: bool = True, capture=None) -> tuple[dict, dict, str, str]:
     """Run the solution as ``__main__`` for an ``assert`` test, then encode the names it defines.
 
     Shared by :func:`serve` (the judge's hello) and :func:`evaluator.runtime.steps.run_steps` (a lifted
@@ -232,7 +236,7 @@ def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tu
     scope = peer.captured() if capture is None else peer.kept(capture)
     with scope as out:
         try:
-            exec(compile((req.get("prelude") or "") + "\n" + code, "<solution>", "exec", dont_inherit=True), ns)
+            exec(compile((req.prelude or "") + "\n" + code, "<solution>", "exec", dont_inherit=True), ns)
             encoded = {}
             for k, v in (ns.items() if names else ()):  # ns itself: a name that encoding adds is a fatal RuntimeError
                 if not k.startswith("__"):
@@ -244,7 +248,7 @@ def run_main(req: dict, code: str, conn, names: bool = True, capture=None) -> tu
     return (ns, message, *out.take())
 
 
-def serve(req: dict, code: str, rfd: int, wfd: int) -> None:
+def serve(req: Request, code: str, rfd: int, wfd: int) -> None:
     """The candidate's side of an ``assert`` test; never returns.
 
     Runs the solution as ``__main__``, sends the names it defines, then answers the judge's

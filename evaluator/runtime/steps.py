@@ -24,8 +24,12 @@ import errno
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from evaluator.runtime import ops, peer, wire
+
+if TYPE_CHECKING:
+    from evaluator.runtime.request import Request
 
 STREAM_FULL = 121  # kept for the parent's classification: a reply stream past its cap (the parent asks the judge)
 MAX_HELLO = 256 << 20  # the judge's limit on one message (judge.MAX_REPLY)
@@ -60,13 +64,13 @@ class _Steps:
             self.buffer += chunk
 
 
-def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -> None:
+def run_steps(req: Request, code: str, step_fd: int, reply_fd: int, tick_fd: int) -> None:
     """Run the program and its steps; never returns (``os._exit``)."""
     from evaluator.runtime.harness import call_value, fresh_stdio, resolve_entry, run_main
 
     fresh_stdio()
     conn = peer.Conn(-1, -1)
-    cases = bool(req.get("cases"))  # a call test: the names are not the test's business
+    cases = req.cases  # a call test: the names are not the test's business
 
     def emit(line: dict, out: str, err: str) -> None:
         """Forward what the step printed (to our capped stdout, as the judge forwards it to its
@@ -100,7 +104,7 @@ def run_steps(req: dict, code: str, step_fd: int, reply_fd: int, tick_fd: int) -
     if "names" not in hello:
         os._exit(0)
     reader = _Steps(step_fd)
-    independent = bool(req.get("independent"))  # a raise fails its step alone: the next ones run
+    independent = req.independent  # a raise fails its step alone: the next ones run
     values: dict[int, object] = {}
     names: dict[int, str] = {}
     i = -1

@@ -8,6 +8,7 @@ and checker files go to the worker as memfds over a ``SOCK_SEQPACKET`` socket (s
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import logging
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+from evaluator.runtime.request import Request
 from evaluator.sandbox import limits
 
 _PKG_PARENT = str(Path(__file__).resolve().parents[2])  # the directory holding the evaluator package
@@ -169,7 +171,7 @@ class Worker:
         line, self._buf = self._buf.split(b"\n", 1)
         return json.loads(line)
 
-    def run(self, req: dict, payload: dict[str, str], deadline: float | None = None) -> dict:
+    def run(self, req: Request, payload: dict[str, str], deadline: float | None = None) -> dict:
         """Run one case; returns the worker's raw result (see worker.ForkServer.run_case), with
         what the children left in their memfds read here (``stdout``, ``stderr_tail``, ``message``).
 
@@ -179,11 +181,11 @@ class Worker:
         """
         pid = None
         fds = [_memfd(name, text) for name, text in payload.items()]
-        timeout = float(req.get("block_s") or req["timeout_s"])  # the request carries its limits (evaluator.runs.server_request)
+        timeout = req.wall_s  # the request carries its limits (evaluator.runs.server_request)
         try:
             if self.proc is None:  # died on an earlier case of this call: a new one, on this call's time
                 self.start(timeout=self._budget(60.0, deadline))
-            message = json.dumps({**req, "fds": list(payload)}).encode()
+            message = req.wire(list(payload))
             socket.send_fds(self.sock, [message], fds)
             for fd in fds:
                 os.close(fd)
@@ -201,7 +203,7 @@ class Worker:
             for fd in fds:
                 os.close(fd)
 
-    def run_each(self, req: dict, code: str, inputs: list[str], deadline: float | None,
+    def run_each(self, req: Request, code: str, inputs: list[str], deadline: float | None,
                  judged: Callable[[dict], bool]) -> None:
         """A ``stdin`` test's cases in one request: each case's raw result (as :meth:`run` gives it)
         goes to ``judged`` as it comes, and the next case runs only when ``judged`` says True.
@@ -211,8 +213,8 @@ class Worker:
         one byte back. Only where the children have a PID namespace (:attr:`host_pids` False): the
         degraded level needs each case's pid line, and goes a request a case (:meth:`run`)."""
         data = [text.encode("utf-8", "surrogatepass") for text in inputs]
-        message = json.dumps({**req, "sizes": [len(d) for d in data], "fds": ["code", "inputs"]}).encode()
-        wait = limits.wall_limit(float(req["timeout_s"])) + 30.0
+        message = dataclasses.replace(req, sizes=[len(d) for d in data]).wire(["code", "inputs"])
+        wait = limits.wall_limit(req.time_s) + 30.0
         failed = self._guarded(lambda: self._send_batch(message, code, b"".join(data), deadline), deadline)
         if failed is not None:
             judged(failed)

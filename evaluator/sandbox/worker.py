@@ -41,6 +41,7 @@ import sys
 import time
 
 from evaluator.runtime import harness, steps
+from evaluator.runtime.request import Request
 from evaluator.sandbox import jail, limits, process
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
@@ -301,11 +302,11 @@ class ForkServer:
         else:
             self.send({"pid": pid})
 
-    def run_batch(self, req: dict, fds: dict[str, int]) -> None:
+    def run_batch(self, req: Request, fds: dict[str, int]) -> None:
         """A ``stdin`` test's cases, one request: each as :meth:`run_case` runs one, its result on the
         socket, the next only once the parent says ``n`` (it compares; a failure ends the test)."""
         code, inputs = fds.pop("code"), fds.pop("inputs")
-        sizes = [int(n) for n in req["sizes"]]
+        sizes = req.sizes or []
         self.batch, self.batch_vm, offset = True, process.vm_size_bytes(), 0
         try:
             for k, size in enumerate(sizes):
@@ -322,7 +323,7 @@ class ForkServer:
             for fd in (code, inputs, *fds.values()):
                 os.close(fd)
 
-    def _case(self, req: dict, code: int, inputs: int, offset: int, size: int) -> tuple[dict, dict[str, int]]:
+    def _case(self, req: Request, code: int, inputs: int, offset: int, size: int) -> tuple[dict, dict[str, int]]:
         """One case of a batch (its own input memfd, its own descriptor of the code); an error of
         ours is that case's internal error, as a request's is."""
         fds: dict[str, int] = {}
@@ -372,7 +373,7 @@ class ForkServer:
 
     # Each kind of child layout: the processes a case starts, their fds 0.. (see _spawn), and what
     # the wait needs of them (``procs``: name -> (pid, its stdin, stdout, stderr[, report] memfds)).
-    def _start_assert(self, req: dict, fds: dict[str, int], limits_: dict, timeout: float, tick_w: int,
+    def _start_assert(self, req: Request, fds: dict[str, int], limits_: dict, time_s: float, tick_w: int,
                       procs: dict[str, tuple[int, list[int]]]) -> None:
         """The judge (the test code; a byte on ``tick_w`` per request it sends), then the candidate
         it calls through two pipes."""
@@ -388,9 +389,9 @@ class ForkServer:
             jail.prctl(jail.PR_SET_DUMPABLE, 0)
             from evaluator.asserts import judge as judge_mod
 
-            judge_mod.run(_take_text(4), 5, 6, 3, req.get("fn_name"), self.jail.import_roots,
-                          call_limit_s=timeout, tick_fd=7, prefetch=_take_text(8) if ahead else None,
-                          prelude=req.get("prelude"))
+            judge_mod.run(_take_text(4), 5, 6, 3, req.fn_name, self.jail.import_roots,
+                          call_limit_s=time_s, tick_fd=7, prefetch=_take_text(8) if ahead else None,
+                          prelude=req.prelude)
 
         procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
         for fd in jfds[4:]:
@@ -402,7 +403,7 @@ class ForkServer:
         for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
             os.close(fd)
 
-    def _start_calls(self, req: dict, fds: dict[str, int], limits_: dict, tick_w: int,
+    def _start_calls(self, req: Request, fds: dict[str, int], limits_: dict, tick_w: int,
                      procs: dict[str, tuple[int, list[int]]]) -> _Feed:
         """The candidate alone (a byte on ``tick_w`` per reply), fed its steps here one at a time;
         returns the feed."""
@@ -422,26 +423,26 @@ class ForkServer:
         lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
         return _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
 
-    def _start_alone(self, req: dict, fds: dict[str, int], limits_: dict, workdir: str,
+    def _start_alone(self, req: Request, fds: dict[str, int], limits_: dict, workdir: str,
                      procs: dict[str, tuple[int, list[int]]]) -> None:
         """A ``stdin`` or ``checker`` program: the candidate alone on its input."""
-        if req["kind"] == "checker":  # the checker's own files; never in a candidate's /tmp
+        if req.child == "checker":  # the checker's own files; never in a candidate's /tmp
             for name in CHECKER_FILES:
                 _copy_into(fds[name], os.path.join(workdir, name))
         cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
         procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
         os.close(cfds[3])
 
-    def run_case(self, req: dict, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
-        timeout = float(req["timeout_s"])  # the request carries its limits (evaluator.runs.server_request)
-        kind = req["kind"]
-        # An assert block: each call gets `timeout`; the processes the block's cap (see limits).
-        cap = float(req.get("block_s") or timeout) if kind in ("assert", "calls") else timeout
-        out_cap = int(req["output_mb"]) << 20
+    def run_case(self, req: Request, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
+        time_s = float(req.time_s)  # the request carries its limits (evaluator.runs.server_request)
+        child = req.child
+        # An assert block: each call gets `time_s`; the processes the block's cap (see limits).
+        cap = float(req.block_s or time_s) if child in ("assert", "calls") else time_s
+        out_cap = int(req.output_mb) << 20
         vm = self.batch_vm if self.batch and self.batch_vm else process.vm_size_bytes()
-        mem = max(int(req["memory_mb"]) << 20, vm + (256 << 20))
+        mem = max(int(req.memory_mb) << 20, vm + (256 << 20))
         limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
-                   "nproc": int(req.get("nproc") or 256)}
+                   "nproc": int(req.nproc or 256)}
         workdir = self.jail.begin_case()
         if workdir != self.home:  # the same /tmp each case in a mount namespace: os.environ is slow to ask
             process.set_home(workdir)
@@ -450,17 +451,17 @@ class ForkServer:
         ticks, feed = None, None
         start = time.perf_counter()
         try:
-            if kind in ("assert", "calls"):  # each call started is a byte on this pipe
+            if child in ("assert", "calls"):  # each call started is a byte on this pipe
                 ticks, tick_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
                 os.set_blocking(tick_w, True)
-            if kind == "assert":
-                self._start_assert(req, fds, limits_, timeout, tick_w, procs)
-            elif kind == "calls":  # lifted asserts, or a call test's cases: the candidate alone, fed a step at a time
+            if child == "assert":
+                self._start_assert(req, fds, limits_, time_s, tick_w, procs)
+            elif child == "calls":  # lifted asserts, or a call test's cases: the candidate alone, fed a step at a time
                 feed = self._start_calls(req, fds, limits_, tick_w, procs)
             else:
                 self._start_alone(req, fds, limits_, workdir, procs)
             self.started(procs["candidate"][0])
-            results = self._wait(procs, timeout, cap, ticks, feed, bool(req.get("charge_top")))
+            results = self._wait(procs, time_s, cap, ticks, feed, req.charge_top)
         finally:
             for fd in fds.values():
                 os.close(fd)
@@ -470,7 +471,7 @@ class ForkServer:
                 feed.close()
             self.jail.end_case()
         wall = time.perf_counter() - start
-        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": timeout,
+        out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": time_s,
                "cpu_cap_s": cap}
         passed: dict[str, int] = {}
         for name, (pid, pfds) in procs.items():
@@ -603,12 +604,16 @@ def pin_to_core(slot: int) -> None:
         os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
 
 
-def _receive(sock: socket.socket) -> tuple[dict, dict[str, int]] | None:
+def _receive(sock: socket.socket) -> tuple[Request, dict[str, int]] | None:
     data, fds, _, _ = socket.recv_fds(sock, 1 << 16, _MAX_FDS)
     if not data:
         return None
-    req = json.loads(data)
-    names = req.pop("fds", [])
+    try:
+        req, names = Request.read(data)
+    except ValueError:
+        for fd in fds:
+            os.close(fd)
+        raise
     if len(names) != len(fds):
         for fd in fds:
             os.close(fd)
@@ -650,7 +655,7 @@ def main() -> None:
             server.jail.close()
             return
         req, fds = got
-        if req.get("sizes") is not None and req.get("kind") == "stdin" and {"code", "inputs"} <= set(fds):
+        if req.sizes is not None and req.child == "stdin" and {"code", "inputs"} <= set(fds):
             server.run_batch(req, fds)
             continue
         server.pid_sent = False

@@ -148,3 +148,21 @@ def test_the_fork_server_is_this_package_whatever_the_working_directory_holds(tm
         "print(r.verdict.value)\n")
     done = subprocess.run([sys.executable, str(script)], cwd=decoy.parent.parent, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip().endswith("accepted"), done.stdout + done.stderr
+
+
+def test_a_request_is_one_typed_record_and_the_server_refuses_an_unknown_field(worker):
+    """The request crosses the socket as :class:`evaluator.runtime.request.Request`: read back into
+    the same record, and a field it does not have (a misspelt limit) is refused, not defaulted."""
+    import socket
+
+    from evaluator.runtime.request import Request
+
+    req = server_request("stdin", 5, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_MB)
+    assert Request.read(req.wire(["code"])) == (req, ["code"])
+    for bad in ({**json.loads(req.wire([])), "timeout_s": 5}, {**json.loads(req.wire([])), "child": "shell"}):
+        with pytest.raises(ValueError):
+            Request.read(json.dumps(bad).encode())
+    assert _run(worker, "print('before')")["stdout"] == "before\n"
+    socket.send_fds(worker.sock, [json.dumps({**json.loads(req.wire([])), "timeout_s": 5}).encode()], [])
+    assert "bad request" in worker._read_line(30.0)["internal_error"]
+    assert _run(worker, "print('after')")["stdout"] == "after\n"  # the server serves on
