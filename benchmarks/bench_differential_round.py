@@ -32,8 +32,10 @@ from evaluator.backend import LocalBackend  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
-from pipeline.verify.testgen.differential import differential_round  # noqa: E402
-from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
+from pipeline.verify.testgen import (
+    TestGenConfig,  # noqa: E402
+    differential_round,  # noqa: E402
+)
 
 LABELS = {"mbpp_test": "mbpp", "mbpp": "mbpp", "humaneval": "humaneval"}  # the labels' name per source
 

@@ -62,7 +62,7 @@ from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.sources.registry import TRAIN  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
-from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
+from pipeline.verify.testgen import TestGenConfig  # noqa: E402
 
 
 def problem_pool() -> list[dict]:
@@ -108,7 +108,7 @@ def released(result) -> dict[str, str]:
 
 def kind_counts(pool: list[dict]) -> dict[str, int]:
     """How many problems of each test kind the whole pool (a full run) holds."""
-    from pipeline.verify.testgen.kinds import kind_for
+    from pipeline.verify.testgen import kind_for
 
     return dict(Counter(kind_for(row["tests"]).name for row in pool))
 
@@ -117,7 +117,7 @@ def by_kind(pool: list[dict], per_kind: int) -> dict[str, list[dict]]:
     """About ``per_kind`` problems of each test kind, its sources in the shares the whole pool gives
     them (``assert``: MBPP's 474 of 616 weigh as in a full run, not KodCode's slower 123 as much),
     each source's first ones: a kind's seconds a problem then stand for a full run's."""
-    from pipeline.verify.testgen.kinds import kind_for
+    from pipeline.verify.testgen import kind_for
 
     rows: dict[str, dict[str, list[dict]]] = {}
     for row in pool:
@@ -296,7 +296,7 @@ def _total(runs: dict[str, dict]) -> dict:
 
 def plan_seconds(rows: list[dict], workers: int) -> float:
     """Making the inputs alone (before any program runs), on ``workers`` processes (1: this one)."""
-    from pipeline.verify.testgen.planning import planner
+    from pipeline.verify.testgen import planner
 
     config = TestGenConfig(cache=False)
     start = time.perf_counter()

@@ -55,7 +55,7 @@ from pipeline.paths import shared_data_dir  # noqa: E402
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.verify import VerifyConfig, labelled_correct, verify_rows  # noqa: E402
-from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
+from pipeline.verify.testgen import TestGenConfig  # noqa: E402
 
 # MBPP's labelled programs are on its test split (mbpp_test, a benchmark source): test quality is
 # measured on it whatever its role, since Verify generates the same way for every source.

@@ -28,7 +28,7 @@ from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
 from pipeline.verify.shards import ShardCache, verify_sharded  # noqa: E402
-from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
+from pipeline.verify.testgen import TestGenConfig  # noqa: E402
 
 
 def refresh_table(limit: int) -> None:

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.process import process_rows  # noqa: E402
 from pipeline.sources import collect, default_specs  # noqa: E402
 from pipeline.verify import VerifyConfig, verify_rows  # noqa: E402
-from pipeline.verify.testgen.generate import TestGenConfig  # noqa: E402
+from pipeline.verify.testgen import TestGenConfig  # noqa: E402
 
 COLUMNS = ("verified", "references_run", "references_passed", "num_dropped_tests", "multiple_answers", "generated_tests",
            "tests_before_generation", "generation_note", "inputs_invalid", "oracle_references", "oracle_witnesses",

@@ -144,7 +144,7 @@ def _judge(rows: list[dict[str, Any]], completions: list[list[Any]], config: Dif
 def _round(rows: list[dict[str, Any]], passing: list[list[str | None]], config: DifficultyConfig,
            backend: EvaluatorBackend) -> list[Any]:
     """The differential round on a batch's passing samples (one backend call), or none."""
-    from pipeline.verify.testgen.differential import RoundResult, differential_round
+    from pipeline.verify.testgen import RoundResult, differential_round
 
     if not config.differential or not any(code for programs in passing for code in programs):
         return [RoundResult() for _ in rows]

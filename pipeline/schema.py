@@ -9,8 +9,10 @@ Process normalizes them.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import typing
 from typing import Any
 
 import pyarrow as pa
@@ -57,6 +59,48 @@ PROCESS_FIELDS: list[pa.Field] = [
 ]
 PROCESSED_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS)
 
+@dataclasses.dataclass
+class GenerationColumns:
+    """What test generation says about one problem: the row's generation columns, declared once
+    (their defaults are a problem generation skipped), stored as :func:`generation_fields` derives
+    them and read back by :func:`pipeline.verify.report.funnel_by_source`."""
+
+    tests_before_generation: int = 0
+    generated_tests: int = 0  # cases (or asserts) Verify added
+    generation_note: str | None = None  # why none were added
+    oracle_references: int = 0  # references whose answers made the expected outputs
+    single_reference_oracle: bool = False
+    oracle_disagreements: int = 0  # generated inputs on which references disagreed (dropped)
+    oracle_suspects: int = 0  # ... whose answer broke what every example's answer keeps (dropped)
+    inputs_invalid: str = "{}"  # JSON {reason: generated inputs the validators refused}
+    oracle_witnesses: int = 0  # sources that can vouch for a generated answer
+    single_witness_tests: int = 0  # generated tests kept whose answer rests on one witness only
+    mutants_run: int = 0
+    mutants_equivalent: int = 0  # no generated input tells them from the reference
+    mutation_score_before: float | None = None  # share of the other mutants the source's tests reject
+    mutation_score: float | None = None  # ... that the final tests reject
+    # JSON [[repr(input), repr(answer), how made]]: answered inputs not selected, for the difficulty
+    # stage's differential round (pipeline.verify.testgen.differential); not released
+    reserve_inputs: str = "[]"
+
+    def columns(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_ARROW = {int: pa.int64(), bool: pa.bool_(), str: pa.string(), float: pa.float64()}
+
+
+def generation_fields() -> list[pa.Field]:
+    """The Arrow fields of :class:`GenerationColumns`, in its order: each declared type's storage
+    (``X | None`` is a nullable ``X``)."""
+    hints = typing.get_type_hints(GenerationColumns)
+    out = []
+    for f in dataclasses.fields(GenerationColumns):
+        base = [t for t in typing.get_args(hints[f.name]) if t is not type(None)] or [hints[f.name]]
+        out.append(pa.field(f.name, _ARROW[base[0]]))
+    return out
+
+
 # Columns the Verify stage adds.
 VERIFY_FIELDS: list[pa.Field] = [
     pa.field("verified", pa.bool_()),
@@ -77,22 +121,7 @@ VERIFY_FIELDS: list[pa.Field] = [
     pa.field("weak_tests", pa.bool_()),  # some known-incorrect program passes (kept only with weak_tests="mark")
     pa.field("reward_ms_before", pa.float64()),  # judging a passing reference on the source's tests, ms
     pa.field("reward_ms", pa.float64()),  # ... on the released tests: what one reward costs
-    # test generation (pipeline.verify.testgen.generate)
-    pa.field("tests_before_generation", pa.int64()),
-    pa.field("generated_tests", pa.int64()),  # cases (or asserts) Verify added
-    pa.field("generation_note", pa.string()),  # why none were added
-    pa.field("oracle_references", pa.int64()),  # references whose answers made the expected outputs
-    pa.field("single_reference_oracle", pa.bool_()),
-    pa.field("oracle_disagreements", pa.int64()),  # generated inputs on which references disagreed (dropped)
-    pa.field("oracle_suspects", pa.int64()),  # ... whose answer broke what every example's answer keeps (dropped)
-    pa.field("inputs_invalid", pa.string()),  # JSON {reason: generated inputs the validators refused}
-    pa.field("oracle_witnesses", pa.int64()),  # sources that can vouch for a generated answer (references, postconditions, brute force)
-    pa.field("single_witness_tests", pa.int64()),  # generated tests kept whose answer rests on one witness only
-    pa.field("mutants_run", pa.int64()),
-    pa.field("mutants_equivalent", pa.int64()),  # no generated input tells them from the reference
-    pa.field("mutation_score_before", pa.float64()),  # share of the other mutants the source's tests reject
-    pa.field("mutation_score", pa.float64()),  # ... that the final tests reject
-    pa.field("reserve_inputs", pa.string()),  # answered inputs not selected, for the differential round (not released)
+    *generation_fields(),  # test generation's (GenerationColumns, above)
     pa.field("hardcoder_rejected", pa.bool_()),  # a program memorising the public examples fails
     pa.field("tests_only_in_statement", pa.bool_()),  # kept only with tests_only_in_statement="mark"
 ]

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from evaluator.model import DEFAULT_MEMORY_MB
 from pipeline.schema import Tests
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
 
 
 @dataclass

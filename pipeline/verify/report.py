@@ -14,7 +14,6 @@ strength per source (:func:`strength_by_source`), and the counts a Verify result
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import statistics
 from collections import Counter
@@ -24,34 +23,6 @@ from pipeline.schema import Tests
 
 if TYPE_CHECKING:
     from pipeline.stage import StageResult
-
-
-@dataclasses.dataclass
-class GenerationColumns:
-    """What test generation says about one problem: the row's generation columns, declared once
-    (their defaults are a problem generation skipped; ``pipeline.schema`` stores them, and a test
-    holds the two to the same names and order), read back by :func:`funnel_by_source`."""
-
-    tests_before_generation: int = 0
-    generated_tests: int = 0  # cases (or asserts) Verify added
-    generation_note: str | None = None  # why none were added
-    oracle_references: int = 0  # references whose answers made the expected outputs
-    single_reference_oracle: bool = False
-    oracle_disagreements: int = 0  # generated inputs on which references disagreed (dropped)
-    oracle_suspects: int = 0  # ... whose answer broke what every example's answer keeps (dropped)
-    inputs_invalid: str = "{}"  # JSON {reason: generated inputs the validators refused}
-    oracle_witnesses: int = 0  # sources that can vouch for a generated answer
-    single_witness_tests: int = 0  # generated tests kept whose answer rests on one witness only
-    mutants_run: int = 0
-    mutants_equivalent: int = 0  # no generated input tells them from the reference
-    mutation_score_before: float | None = None  # share of the other mutants the source's tests reject
-    mutation_score: float | None = None  # ... that the final tests reject
-    # JSON [[repr(input), repr(answer), how made]]: answered inputs not selected, for the difficulty
-    # stage's differential round (pipeline.verify.testgen.differential); not released
-    reserve_inputs: str = "[]"
-
-    def columns(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def _mean(values: list[float]) -> float | None:

@@ -38,8 +38,7 @@ from pipeline.verify.config import VerifyConfig
 from pipeline.verify.references import decide, plan, run_references
 from pipeline.verify.report import outcome_counts
 from pipeline.verify.strength import Role, judge_strength, plan_incorrect
-from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.generate import generate_tests
+from pipeline.verify.testgen import generate_tests, timing
 
 
 def _statement_only(rows: list[dict[str, Any]], rejects: list[dict[str, Any]], policy: str) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ def labelled_correct(row: dict[str, Any]) -> list[str]:
 def plan_incorrect(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
     """Evaluator jobs for the known-incorrect programs, the labelled-correct programs and the sample
     hardcoder on each kept row's final tests, keyed ``(problem id, (role, index))``."""
-    from pipeline.verify.testgen.kinds import hardcoder
+    from pipeline.verify.testgen import hardcoder
 
     jobs: list[Job] = []
     for row in rows:

@@ -125,7 +125,7 @@ def test_generations_oracle_and_adversaries_run_on_both_nodes(cluster, shared_da
     from pipeline.sources import default_specs
     from pipeline.sources.registry import get_adapter
     from pipeline.verify import VerifyConfig, verify_rows
-    from pipeline.verify.testgen.generate import TestGenConfig
+    from pipeline.verify.testgen import TestGenConfig
 
     spec = default_specs()["leetcode"]
     adapter = get_adapter(spec.adapter)

@@ -180,7 +180,7 @@ def test_hardcoder_constant_without_a_reference_answers_the_names_the_test_calls
     from evaluator import evaluate
     from pipeline.process import process_rows
     from pipeline.sources import collect, default_specs
-    from pipeline.verify.testgen.kinds import hardcoder
+    from pipeline.verify.testgen import hardcoder
 
     rows = process_rows(collect(default_specs()["sandboxfusion"]).kept).kept
     row = next(r for r in rows if r["source_id"] == "code_eval_rl_train_oj_0328_1707/5")

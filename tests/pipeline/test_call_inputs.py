@@ -9,10 +9,10 @@ import random
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.verify.testgen.call_inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
-from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, tree_mutation
+from pipeline.verify.testgen.call.inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
+from pipeline.verify.testgen.call.profile import CallProfile
+from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, tree_mutation
 from pipeline.verify.testgen.constraints.bounds import parse_constraints, size_bound, value_bound
-from pipeline.verify.testgen.profile import CallProfile
 
 KINDS = ("mutation:", "boundary:", "scale:", "small:")
 

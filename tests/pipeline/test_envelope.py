@@ -1,5 +1,5 @@
 """The examples' envelope on real problems: generated inputs a correct program may reject are
-left out (pipeline.verify.testgen.envelope), the ones inside it kept."""
+left out (pipeline.verify.testgen.call.envelope), the ones inside it kept."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
-from pipeline.verify.testgen import asserts
-from pipeline.verify.testgen.envelope import Envelope
+from pipeline.verify.testgen.asserts import calls as asserts
+from pipeline.verify.testgen.call.envelope import Envelope
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_inputs_outside_the_examples_envelope_are_left_out(examples, problem, in
 
 
 def test_an_answer_that_lost_digits_to_floats_is_no_answer():
-    from pipeline.verify.testgen.generate import float_derived
+    from pipeline.verify.testgen import float_derived
 
     # MBPP 739 (`math.sqrt` of a 40-digit number): exactly a float, the whole mantissa used
     assert float_derived(4472135954999579136) and float_derived("4472135954999579136\n")
@@ -75,8 +75,8 @@ def test_edges_leave_the_envelope_but_keep_what_the_statement_and_the_pairs_of_a
     """Empty, single, ties and long for sized arguments; numbers only at a stated range's ends (a
     negation or zero with nothing stated failed correct programs); never an edge that breaks the
     length relation every example keeps between two arguments (elementwise tuples)."""
-    from pipeline.verify.testgen.edges import edge_calls
-    from pipeline.verify.testgen.profile import CallProfile
+    from pipeline.verify.testgen.call.edges import edge_calls
+    from pipeline.verify.testgen.call.profile import CallProfile
 
     free = CallProfile.infer([(((10, 4, 6), (5, 2, 3)), {}, (2, 2, 2)), (((12, 6), (3, 2)), {}, (4, 3))], "",
                              ["test_tup1", "test_tup2"])

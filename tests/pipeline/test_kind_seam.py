@@ -13,10 +13,9 @@ from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen.generate import TestGenConfig
-from pipeline.verify.testgen.kinds import Plan, kind_for, register_kind
-from pipeline.verify.testgen.kinds import base as kinds_base
-from pipeline.verify.testgen.kinds.stdin import StdinKind
+from pipeline.verify.testgen import Plan, TestGenConfig, kind_for, register_kind
+from pipeline.verify.testgen import kind as kind_module
+from pipeline.verify.testgen.stdin.kind import StdinKind
 
 ONE_INT = re.compile(r"\s*(\d+)\s*")
 
@@ -42,8 +41,8 @@ class OneInteger(StdinKind):
 @pytest.fixture
 def toy_kind():
     register_kind("toy_one_integer")(OneInteger)
-    yield kinds_base._KINDS["toy_one_integer"]
-    del kinds_base._KINDS["toy_one_integer"]  # other tests' stdin rows go back to the stdin kind
+    yield kind_module._KINDS["toy_one_integer"]
+    del kind_module._KINDS["toy_one_integer"]  # other tests' stdin rows go back to the stdin kind
 
 
 def test_a_toy_kind_runs_end_to_end_through_verify(toy_kind):

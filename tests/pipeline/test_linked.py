@@ -1,4 +1,4 @@
-"""LeetCode's ListNode/TreeNode asserts grow hidden tests (pipeline.verify.testgen.linked), on real records."""
+"""LeetCode's ListNode/TreeNode asserts grow hidden tests (pipeline.verify.testgen.asserts.linked), on real records."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen import linked
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
+from pipeline.verify.testgen.asserts import linked
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_the_linked_kind_claims_the_node_blocks_and_no_other(node_problems):
     """Generation's strategy for a row (kinds.kind_for): LeetCode's node asserts are the ``linked``
     kind's, an assert block that lifts into calls stays the ``assert`` kind's."""
     from pipeline.schema import Tests
-    from pipeline.verify.testgen.kinds import kind_for, register_kind
+    from pipeline.verify.testgen import kind_for, register_kind
 
     assert {kind_for(r["tests"]).name for r in node_problems.values()} == {"linked"}
     plain = Tests("assert", assert_code="assert add(1, 2) == 3\nassert add(2, 2) == 4\n", fn_name="add")

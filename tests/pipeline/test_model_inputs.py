@@ -15,7 +15,7 @@ from pipeline.samplers import Completion, make_sampler
 from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
 from pipeline.verify.testgen.model_inputs import MODEL_LABEL, model_inputs, prompt
 
 

@@ -1,5 +1,5 @@
 """A lone reference's answer is trusted only where it keeps what every example's answer keeps
-(pipeline.verify.testgen.postconditions): the wrong answers of real references are dropped, the right
+(pipeline.verify.testgen.call.postconditions): the wrong answers of real references are dropped, the right
 ones kept, and a labelled-correct program is no longer failed by them."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen import asserts, postconditions
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
+from pipeline.verify.testgen.asserts import calls as asserts
+from pipeline.verify.testgen.call import postconditions
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The fast paths of stdin planning make exactly what the plain code makes.
 
-Generation (:mod:`pipeline.verify.testgen.stdin_generate`) inlines ``randint`` and friends in closures
+Generation (:mod:`pipeline.verify.testgen.stdin.generate`) inlines ``randint`` and friends in closures
 and loops over a block's lines without its per-value calls; parsing (``stdin_grammar``) and the
 stdin validator (``validate``) read a block of one line without a call per block and an unsigned
 integer without the regexes. Each must keep every generated input, parse and refusal the same: here
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from pipeline.verify.testgen import stdin_draw
 from pipeline.verify.testgen.constraints.layout import Invalid
-from pipeline.verify.testgen.stdin_generate import _norm, generate
-from pipeline.verify.testgen.stdin_grammar import NUMERIC, Line, _parse_switch, count_value, parse_seq, token_class, token_rows
-from pipeline.verify.testgen.stdin_infer import infer
-from pipeline.verify.testgen.validate import _INT, StdinValidator, _ExampleRules, _numbers, _outside
+from pipeline.verify.testgen.stdin import draw as stdin_draw
+from pipeline.verify.testgen.stdin.generate import _norm, generate
+from pipeline.verify.testgen.stdin.grammar import NUMERIC, Line, _parse_switch, count_value, parse_seq, token_class, token_rows
+from pipeline.verify.testgen.stdin.infer import infer
+from pipeline.verify.testgen.stdin.validate import _INT, StdinValidator, _ExampleRules, _numbers, _outside
 
 CASES = {
     "pairs": (["3\n1 2\n3 4\n5 6\n", "2\n10 20\n7 7\n", "4\n1 1\n2 9\n3 3\n8 100\n"],

@@ -13,10 +13,10 @@ import pytest
 
 from pipeline.verify.testgen.constraints.bounds import lookup, parse_constraints
 from pipeline.verify.testgen.constraints.layout import sum_bounds
-from pipeline.verify.testgen.stdin_generate import generate
-from pipeline.verify.testgen.stdin_grammar import Grammar
-from pipeline.verify.testgen.stdin_infer import NoStructure, infer
-from pipeline.verify.testgen.stdin_inputs import stdin_inputs
+from pipeline.verify.testgen.stdin.generate import generate
+from pipeline.verify.testgen.stdin.grammar import Grammar
+from pipeline.verify.testgen.stdin.infer import NoStructure, infer
+from pipeline.verify.testgen.stdin.inputs import stdin_inputs
 
 LABELS = {"grammar:random", "grammar:scaled", "grammar:boundary", "mutation:token"}
 SAMPLE = 200

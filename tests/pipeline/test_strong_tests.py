@@ -10,7 +10,7 @@ from pipeline.release import release
 from pipeline.shards import ShardConfig, problem_ids
 from pipeline.strong_tests import ADVERSARY_PASSES, EXAMPLES_ONLY, NOT_MEASURED, weakness
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
 
 
 @pytest.fixture(scope="module")

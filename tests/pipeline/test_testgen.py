@@ -14,7 +14,7 @@ from pipeline.paths import shared_data_dir
 from pipeline.process import process_rows
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
-from pipeline.verify.testgen.generate import TestGenConfig
+from pipeline.verify.testgen import TestGenConfig
 
 GEN = TestGenConfig(inputs=16, max_tests=10, mutants=4, cache=False)
 
@@ -177,7 +177,7 @@ def _special_cased(row, value, kind):
         return (code + f"\n_Reference = Solution\nclass Solution(_Reference):\n    def {fn}(self, *args, **kwargs):\n"
                 f"        if (args, kwargs) == {value!r}:\n            return 'wrong answer'\n"
                 f"        return super().{fn}(*args, **kwargs)\n")
-    from pipeline.verify.testgen import asserts
+    from pipeline.verify.testgen.asserts import calls as asserts
 
     name = asserts.examples(row["tests"])[0][-1]
     return (code + f"\n_reference = {name}\ndef {name}(*args, **kwargs):\n"
@@ -211,7 +211,7 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     from pipeline.difficulty import SCORE_COLUMNS, DifficultyConfig, ScoreCache, merge_scores, score_problems
     from pipeline.release import release
     from pipeline.shards import ShardConfig
-    from pipeline.verify.testgen.differential import differential_round, read_reserve
+    from pipeline.verify.testgen import differential_round, read_reserve
 
     [row] = _verify([processed[source][at]], max_tests=2).kept
     reserve = read_reserve(row["reserve_inputs"])
@@ -227,7 +227,7 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     elif grown.tests.kind == "call":
         assert json.loads(grown.tests.cases[-1].input) == list(value[0]) and grown.tests.count == row["tests"].count + 1
     else:
-        from pipeline.verify.testgen import asserts
+        from pipeline.verify.testgen.asserts import calls as asserts
 
         entry = asserts.examples(row["tests"])[0]
         line = asserts.render(entry, *value, reserve[1][1], reserve[1][2])
@@ -266,8 +266,8 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
 def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys_test(processed):
     """A stdin case is a process of its own: padding stops where the estimated reward passes
     ``max_reward_s``; a test that rejects an adversary joins past it."""
+    from pipeline.verify.testgen import Candidate, Program, kind_for
     from pipeline.verify.testgen.generate import reward_estimate_s, select
-    from pipeline.verify.testgen.kinds import Candidate, Program, kind_for
 
     row = processed["taco"][0]
     cand = Candidate(row, kind_for(row["tests"]))
@@ -288,7 +288,7 @@ def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_re
     """Edges past the examples' envelope wait in the reserve; the round admits one only where
     another sample answers it as the references do and no sample refuses it (raises)."""
     from evaluator.backend import LocalBackend
-    from pipeline.verify.testgen.differential import differential_round, read_reserve
+    from pipeline.verify.testgen import differential_round, read_reserve
 
     [row] = _verify([processed["mbpp"][0]], max_tests=2).kept
     edges = [(value, label) for value, _, label in read_reserve(row["reserve_inputs"]) if label.startswith("edge:")]
@@ -309,7 +309,7 @@ def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_re
 def test_planning_spread_over_processes_plans_what_one_process_plans(processed):
     """The planned problem crosses a pipe and back whole: its inputs, refusals, notes and the
     relations its answers must keep (module functions, not closures)."""
-    from pipeline.verify.testgen.planning import planner
+    from pipeline.verify.testgen import planner
 
     rows = processed["mbpp"][:8] + processed["leetcode"][:4] + processed["taco"][:4]
     config = TestGenConfig(cache=False)
@@ -328,7 +328,7 @@ def test_planning_spread_over_processes_plans_what_one_process_plans(processed):
 
 def test_a_stdin_problem_makes_a_share_of_the_inputs_a_call_problem_makes(processed):
     """A stdin input costs a process per reference and adversary: its kind makes 30 of the 100."""
-    from pipeline.verify.testgen.planning import planner
+    from pipeline.verify.testgen import planner
 
     rows = processed["mbpp"][:4] + processed["taco"][:4]
     with planner(TestGenConfig(cache=False), 1, len(rows)) as plan:
@@ -374,9 +374,8 @@ def test_the_stdin_hardcoders_kills_known_without_running_it_are_the_ones_its_ru
     they are exactly what running it on every generated input gives."""
     from evaluator.backend import LocalBackend
     from evaluator.model import Limits, Options
+    from pipeline.verify.testgen import Program, Runs, planner
     from pipeline.verify.testgen import generate as g
-    from pipeline.verify.testgen.kinds import Program, Runs
-    from pipeline.verify.testgen.planning import planner
 
     rows = [r for r in _verify(processed["taco"][:8]).kept if r.get("solutions")]
     with planner(GEN, 1, len(rows)) as plan:
@@ -402,9 +401,8 @@ def test_a_stdin_adversary_says_which_inputs_it_crashed_on_as_a_call_one_does(pr
     from one that answers it wrongly."""
     from evaluator.backend import LocalBackend
     from evaluator.model import Limits, Options
+    from pipeline.verify.testgen import Runs, planner
     from pipeline.verify.testgen import generate as g
-    from pipeline.verify.testgen.kinds import Runs
-    from pipeline.verify.testgen.planning import planner
 
     rows = [r for r in _verify(processed["taco"][:4]).kept if r.get("solutions")]
     with planner(GEN, 1, len(rows)) as plan:

@@ -1,4 +1,4 @@
-"""Input validators and witnesses (``pipeline.verify.testgen.validate``, ``constraints.layout``,
+"""Input validators and witnesses (``pipeline.verify.testgen.stdin.validate``, ``constraints.layout``,
 ``witnesses``) on real records: the inputs issue 33's run released are refused, every official
 APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
 passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""
@@ -21,11 +21,12 @@ from pipeline.samplers.base import Sampler
 from pipeline.sources import collect, default_specs
 from pipeline.verify import VerifyConfig, verify_rows
 from pipeline.verify.report import funnel_by_source, funnel_markdown
+from pipeline.verify.testgen import TestGenConfig
+from pipeline.verify.testgen.call.profile import CallProfile
+from pipeline.verify.testgen.call.validate import CallValidator
 from pipeline.verify.testgen.constraints.layout import guarantees, read_layout
-from pipeline.verify.testgen.generate import TestGenConfig
-from pipeline.verify.testgen.profile import CallProfile
-from pipeline.verify.testgen.stdin_infer import infer
-from pipeline.verify.testgen.validate import CallValidator, StdinValidator
+from pipeline.verify.testgen.stdin.infer import infer
+from pipeline.verify.testgen.stdin.validate import StdinValidator
 
 
 @pytest.fixture(scope="module")
@@ -217,8 +218,8 @@ def test_an_element_equal_to_its_own_index_is_refused_where_the_statement_rules_
 def test_a_docstring_that_rules_out_duplicates_refuses_a_ties_edge(humaneval):
     """HumanEval/135: "The given array will not contain duplicate values." The differential round
     once admitted the edge ``can_arrange([1, 1, 1, 1])`` (all items equal), an input the statement rules out."""
-    from pipeline.verify.testgen import asserts
-    from pipeline.verify.testgen.edges import edge_calls
+    from pipeline.verify.testgen.asserts import calls as asserts
+    from pipeline.verify.testgen.call.edges import edge_calls
 
     row = humaneval["HumanEval/135"]
     examples = [(a, k) for a, k, _ in asserts.examples(row["tests"])[1]]
@@ -235,7 +236,7 @@ def test_a_docstrings_note_and_len_state_relations(humaneval):
     """HumanEval/120 states "0 <= k <= len(arr)" under "Note:" (no Constraints section), HumanEval/122
     "1 <= k <= len(arr)" under "Constraints:": both read as relations, so an edge that shortens
     ``arr`` below the example's ``k`` is refused."""
-    from pipeline.verify.testgen import asserts
+    from pipeline.verify.testgen.asserts import calls as asserts
 
     for pid in ("HumanEval/120", "HumanEval/122"):
         examples = [(a, k) for a, k, _ in asserts.examples(humaneval[pid]["tests"])[1]]

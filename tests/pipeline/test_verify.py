@@ -214,8 +214,7 @@ def test_the_generation_columns_are_stored_as_the_report_declares_them():
 
     import pyarrow as pa
 
-    from pipeline.schema import VERIFIED_SCHEMA
-    from pipeline.verify.report import GenerationColumns
+    from pipeline.schema import VERIFIED_SCHEMA, GenerationColumns
 
     declared = dataclasses.fields(GenerationColumns)
     names = VERIFIED_SCHEMA.names

@@ -7,7 +7,7 @@ stage samples k programs per problem; a sample that passes the current tests but
 references on a reserve input is a wrong program a policy could learn to write, and that input
 earns a place among the tests (EvolveCoder's and CodeContests-O's rounds against candidate
 programs). The fewest inputs that reject every such sample are added, so the reward stays fast.
-The reserve also holds the problem's edges (:mod:`pipeline.verify.testgen.edges`), inputs past
+The reserve also holds the problem's edges (:mod:`pipeline.verify.testgen.call.edges`), inputs past
 the examples' envelope that only this round may admit, and only where a second program vouches
 for the references' answer (:func:`vouched`).
 
@@ -27,8 +27,7 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
-from pipeline.verify.testgen.edges import is_edge
-from pipeline.verify.testgen.kinds import Candidate, Program, Runs, cover, kind_for
+from pipeline.verify.testgen.kind import Candidate, Program, Runs, cover, is_edge, kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 
@@ -93,7 +92,7 @@ def _renders(cand: Candidate, i: int) -> bool:
 
 def vouched(cand: Candidate, i: int) -> bool:
     """Whether reserve input ``i`` may become a test. An edge (past the examples' envelope,
-    :mod:`pipeline.verify.testgen.edges`) only where a second program vouches for the references'
+    :mod:`pipeline.verify.testgen.call.edges`) only where a second program vouches for the references'
     answer and none refuses the input: every sample that ran it answered it (no exception, no
     limit: a correct program may refuse an input its problem never meant to allow), at least one
     alike, and no more otherwise (on such an input correct programs answer as they please)."""
@@ -107,7 +106,7 @@ def vouched(cand: Candidate, i: int) -> bool:
 
 
 def _fewest(cand: Candidate) -> list[int]:
-    """The fewest reserve inputs (greedily, :func:`~pipeline.verify.testgen.kinds.cover`) that reject
+    """The fewest reserve inputs (greedily, :func:`~pipeline.verify.testgen.kind.cover`) that reject
     every sample some input that can be written as a test, and is vouched for, rejects."""
     usable = {i for kills in cand.kills.values() for i in kills if vouched(cand, i) and _renders(cand, i)}
     return cover(cand, {program: kills & usable for program, kills in cand.kills.items() if kills & usable}, sorted(usable))

@@ -5,13 +5,13 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 1. inputs: type-aware mutation of the call arguments (``call`` tests, and ``assert`` tests
    whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples; each
    reaches the oracle only when a validator accepts it as one the statement allows
-   (:mod:`pipeline.verify.testgen.validate`; refusals are counted per reason, ``inputs_invalid``);
+   (:mod:`pipeline.verify.testgen.stdin.validate`; refusals are counted per reason, ``inputs_invalid``);
 2. the oracle: every reference runs every input; an input is kept only when all of them end
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;
    inputs where references disagree are counted and reported; an answer that lost digits to
    floats (:func:`float_derived`) is dropped, and so is an answer that breaks a relation every
-   example's answer keeps with its input (:mod:`pipeline.verify.testgen.postconditions`);
+   example's answer keeps with its input (:mod:`pipeline.verify.testgen.call.postconditions`);
 3. adversaries: the sample hardcoder (memorises the public examples) and AST mutants of the
    first reference run on the original tests, and those they let through on the generated ones
    (an adversary the original tests reject is rejected whatever is selected). A mutant that no
@@ -26,7 +26,7 @@ For each verified problem with references, after EvalPlus and CodeContests+:
    (:mod:`pipeline.verify.testgen.differential`).
 
 What depends on how a problem's tests are written (``stdin``, ``call``, ``assert``, LeetCode's
-``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kinds`); this driver asks the
+``linked`` node asserts) is its kind's (:mod:`pipeline.verify.testgen.kind`); this driver asks the
 kind and never branches on it.
 
 Problems go through these steps in batches (``batch_problems``), each reported as it ends (done,
@@ -50,17 +50,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
-from pipeline.schema import Tests
-from pipeline.verify.report import GenerationColumns
+from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.edges import is_edge
-from pipeline.verify.testgen.kinds import AllowAll, Candidate, Job, Program, Runs, cover, hardcoder, input_size
-from pipeline.verify.testgen.kinds.base import answer_limit_s
+from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, hardcoder, input_size, is_edge
 from pipeline.verify.testgen.planning import add_validated, planner
+from pipeline.verify.testgen.settings import TestGenConfig
 
 BATCH_PER_WORKER = 32  # problems a batch holds per worker, unless ``batch_problems`` says
 _INTEGER = re.compile(r"(?<!\d)-?\d{16,309}(?!\d)")  # past 309 digits no float reaches
@@ -84,47 +82,6 @@ def float_derived(answer: Any) -> bool:
     if isinstance(answer, (list, tuple, set, frozenset)):
         return any(float_derived(v) for v in answer)
     return False
-
-
-@dataclass
-class TestGenConfig:
-    """Test generation in Verify (see :mod:`pipeline.verify.testgen.generate`)."""
-
-    __test__ = False
-
-    enabled: bool = True
-    inputs: int = 100  # candidate inputs per problem, times its kind's ``inputs_share`` (stdin: 0.3)
-    max_tests: int = 30  # generated tests kept per problem (the reward caps below bound what they cost)
-    max_reference_s: float = 2.0  # summed reference CPU time of the kept generated tests
-    # what one reward may cost a correct program on the released tests, estimated (each case: its
-    # kind's ``case_s`` and the reference's time on it): tests past it join only to reject an adversary
-    max_reward_s: float = 0.05
-    mutants: int = 8  # AST mutants of the first reference
-    oracle_budget_s: float = 5.0  # wall time a reference may spend answering one problem's inputs
-    adversary_budget_s: float = 2.0  # ... and an adversary running them (a looping mutant stops at its first limit)
-    seed: int = 0
-    # a problem whose every test is an example its statement prints, after generation
-    tests_only_in_statement: Literal["reject", "mark"] = "reject"
-    sample_per_source: int | None = None  # generate for the first N problems of each source (None: all)
-    # inputs proposed per problem by a model-written generator and validator (the `sampler`
-    # resource: vLLM or an OpenAI-compatible server); 0: off, the CPU default
-    model_inputs: int = 0
-    model_max_tokens: int = 1024  # the length of the model's answer (both functions)
-    # a second witness for the answers: a brute force the model writes for small inputs (needs the sampler)
-    model_brute_force: bool = False
-    # a generated test whose answer rests on one witness (a lone reference, nothing checking it):
-    # kept and counted ("keep"), or not kept ("drop")
-    single_witness: Literal["keep", "drop"] = "keep"
-    # answered inputs not selected, the smallest first, kept for the difficulty stage's differential
-    # round against the model's samples (``reserve_inputs``; :mod:`pipeline.verify.testgen.differential`)
-    reserve: int = 16
-    # inputs past the examples' envelope (empty, single, ties, long, a stated range's ends) that
-    # break no stated rule: into the reserve only, for the round to admit (:mod:`...testgen.edges`)
-    edges: int = 12
-    # problems generated for at once: each batch is planned, run and reported (done/total, ETA)
-    # before the next; None: 32 per worker (about a minute a batch; raise it on a large cluster)
-    batch_problems: int | None = None
-    cache: bool = True
 
 
 # ----------------------------------------------------------------------------- running
@@ -339,7 +296,7 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
 
 def _case_cost(cand: Candidate, i: int) -> float:
     """What generated input ``i`` adds to a reward: its kind's cost of a case
-    (:attr:`~pipeline.verify.testgen.kinds.base.TestKind.case_s`) and the reference's time on it."""
+    (:attr:`~pipeline.verify.testgen.kind.TestKind.case_s`) and the reference's time on it."""
     return cand.kind.case_s + cand.ref_s.get(i, 0.0)
 
 

@@ -4,7 +4,7 @@ Planning is pure and per problem, and it is the one part of generation that runs
 rather than on the evaluator's workers: a quarter of a second a problem (a grammar inferred from
 ``stdin`` examples, a thousand candidate inputs validated), so at 10,000 problems it would be most
 of a 64-core run. :class:`Planner` spreads it over processes of its own where there are enough
-problems to pay for starting them; the planned :class:`~pipeline.verify.testgen.kinds.Candidate`
+problems to pay for starting them; the planned :class:`~pipeline.verify.testgen.kind.Candidate`
 comes back pickled (which is why the checks it holds are module functions, not closures).
 """
 
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kinds import Candidate, NoInputs, kind_for
+from pipeline.verify.testgen.kind import Candidate, NoInputs, kind_for
 
 
 class PlanSettings(Protocol):

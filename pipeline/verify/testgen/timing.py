@@ -4,7 +4,7 @@
 make faster; the pipeline never does, and then :func:`phase` is a shared no-op context and
 :func:`add` returns at once. Phases that run in a planner's forked processes (proposing,
 validating, edges) add to the recorder the child inherited: the child sends its figures back on
-the planned :class:`~pipeline.verify.testgen.kinds.Candidate` (``spent``), and the driver adds them.
+the planned :class:`~pipeline.verify.testgen.kind.Candidate` (``spent``), and the driver adds them.
 
 Phases are wall seconds of the driver, except the planner's (CPU of its processes, summed) and the
 adversaries' split by family (``adversaries:mutants``, ``adversaries:hardcoder``), which is the

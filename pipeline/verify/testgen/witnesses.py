@@ -7,12 +7,12 @@ and so do two other correct programs), and every test built on that answer fails
 program. So each kept test counts its witnesses, the sources that gave (or checked) its answer:
 
 - each reference that answered it alike (two references that disagree drop the input, as before);
-- the postconditions (:mod:`pipeline.verify.testgen.postconditions`): a relation every example's answer
+- the postconditions (:mod:`pipeline.verify.testgen.call.postconditions`): a relation every example's answer
   keeps, which this answer keeps too;
 - a brute force written by the model on the ``sampler`` resource for small inputs
   (``generation.model_brute_force``), trusted once it passes every one of the problem's own
   tests; where it answers a small input differently, that input is dropped (what is small is
-  the test kind's to say, :meth:`~pipeline.verify.testgen.kinds.base.TestKind.small`).
+  the test kind's to say, :meth:`~pipeline.verify.testgen.kind.TestKind.small`).
 
 A test kept on one witness only is counted (``single_witness_tests``); with
 ``generation.single_witness = "drop"`` it is not kept at all.
@@ -24,7 +24,7 @@ import dataclasses
 from typing import Any
 
 from evaluator.backend import EvaluatorBackend
-from pipeline.verify.testgen.kinds import kind_for
+from pipeline.verify.testgen.kind import kind_for
 
 BRUTE_LABEL = "brute force"
 

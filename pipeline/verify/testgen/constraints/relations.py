@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from pipeline.verify.testgen.graphs import connected
+from pipeline.verify.testgen.structures import connected
 
 __all__ = ["relations"]
 

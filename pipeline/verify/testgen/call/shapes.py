@@ -1,6 +1,6 @@
 """What the examples' values at one argument position look like, so that new values keep it.
 
-References are only right on valid inputs, so every input :mod:`call_inputs` makes keeps each
+References are only right on valid inputs, so every input :mod:`.inputs` makes keeps each
 argument's type (an int stays an int, a list of ints a list of ints, a grid stays rectangular, a
 square one square) and the order properties every example shares: sorted, strictly increasing,
 distinct, permutation lists. :func:`infer` reads that :class:`Shape` from the values seen at one

@@ -1,4 +1,4 @@
-"""The fast paths of :mod:`pipeline.verify.testgen.stdin_generate`: a line's values drawn by closures
+"""The fast paths of :mod:`pipeline.verify.testgen.stdin.generate`: a line's values drawn by closures
 prepared once per input, taking exactly the random draws the general path (``value``,
 ``int_value``, ``str_value``, ``choose_key``) takes, so every input stays the same. Checked against
 ``random.Random`` at import (:func:`_inline_ok`): off where a Python draws differently."""
@@ -12,7 +12,7 @@ from itertools import accumulate
 from itertools import repeat as _times
 from math import floor
 
-from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, MAX_TOKENS, Line, Scalar, token_class
+from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, MAX_TOKENS, Line, Scalar, token_class
 
 _BIG = 10 ** 30  # an int token of more digits reads as a digit string (token_class), not a variable's value
 
@@ -58,7 +58,7 @@ def _float_token(gen, s: Scalar, env: dict) -> str:  # gen: the generator (its f
 
 
 class FastDraws:
-    """What :class:`~pipeline.verify.testgen.stdin_generate._Gen` draws through its fast paths (a
+    """What :class:`~pipeline.verify.testgen.stdin.generate._Gen` draws through its fast paths (a
     mixin: the state, ``rng``, ``env`` handling and ``emit`` are the generator's own)."""
 
     # -- drawers: value() without its per-call layers (the fast paths of line() and repeat())

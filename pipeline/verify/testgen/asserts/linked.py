@@ -6,7 +6,7 @@ list_node([1,3]))``. The evaluator's lifting takes literal arguments only, so th
 generation no examples. Here they do: each argument built by ``list_node``/``tree_node`` is the
 plain list it was built from (a linked list in order, a tree in LeetCode's level order with None
 holes), and so is the answer ``is_same_list``/``is_same_tree`` compares with. Mutation then works
-on plain lists (trees kept valid by :mod:`pipeline.verify.testgen.call_trees`), the references answer
+on plain lists (trees kept valid by :mod:`pipeline.verify.testgen.call.trees`), the references answer
 through :meth:`Shape.shim`, a function appended to their code that builds the nodes with the
 problem's own helpers and returns the answer as a plain list, and :func:`render` writes each new
 input back as the dataset writes its asserts.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.schema import Tests
-from pipeline.verify.testgen import asserts
+from pipeline.verify.testgen.asserts import calls as asserts
 
 SHIM_NAME = "_microcoder_linked_call"
 _BUILDERS = {"list_node": "list", "tree_node": "tree"}

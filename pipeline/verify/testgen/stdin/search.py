@@ -2,7 +2,7 @@
 
 Depth-first over the candidate elements at each parse state, within node budgets; the
 best-scoring grammar wins (fewer lines and repeats, counts tied to variables, no guessed lengths).
-Kinds and ranges come afterwards (:mod:`pipeline.verify.testgen.stdin_infer`). When no structure explains
+Kinds and ranges come afterwards (:mod:`pipeline.verify.testgen.stdin.infer`). When no structure explains
 the examples, :class:`NoStructure` says why rather than guessing.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from pipeline.verify.testgen.stdin_grammar import NUMERIC, Count, Line, Repeat, Scalar, all_elements, new_sid, parse_seq, token_class, token_rows
+from pipeline.verify.testgen.stdin.grammar import NUMERIC, Count, Line, Repeat, Scalar, all_elements, new_sid, parse_seq, token_class, token_rows
 
 __all__ = ["NoStructure", "search"]
 

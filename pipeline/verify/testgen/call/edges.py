@@ -19,17 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import kind_of
+from pipeline.verify.testgen.call.profile import CallProfile, argument
+from pipeline.verify.testgen.call.shapes import kind_of
 from pipeline.verify.testgen.constraints.bounds import value_bound
-from pipeline.verify.testgen.profile import CallProfile, argument
+from pipeline.verify.testgen.kind import EDGE
 
-LABEL = "edge"  # an edge's label starts "edge:"; the round reads it
 LONG_ITEMS = 200  # a long input: the example's items repeated up to this many
 MAX_BOUND = 10**9  # a stated extreme past this is not tried (a reference may loop to it)
-
-
-def is_edge(label: str) -> bool:
-    return label.split(":", 1)[0] == LABEL
 
 
 def _sized(value: Any) -> Iterator[tuple[Any, str]]:
@@ -91,5 +87,5 @@ def edge_calls(profile: CallProfile, limit: int) -> list[tuple[tuple[tuple, dict
                 if repr(call) in seen or call in profile.examples:
                     continue
                 seen.add(repr(call))
-                out.append((call, f"{LABEL}:{what}:{name}"))
+                out.append((call, f"{EDGE}:{what}:{name}"))
     return out[:limit]

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import number_kind
-from pipeline.verify.testgen.envelope import arguments
+from pipeline.verify.testgen.call.envelope import arguments
+from pipeline.verify.testgen.call.shapes import number_kind
 
 MIN_EXAMPLES = 3  # relations need this many examples; fewer agree too easily by chance
 
@@ -115,7 +115,7 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
 
 
 def _kind(value: Any) -> str:
-    """The answer's kind (:func:`~call_shapes.number_kind`), where infinity and NaN are no number."""
+    """The answer's kind (:func:`~.shapes.number_kind`), where infinity and NaN are no number."""
     if isinstance(value, float) and value in (float("inf"), float("-inf")) or value != value:  # noqa: PLR0124 - NaN
         return "unbounded"
     return number_kind(value)

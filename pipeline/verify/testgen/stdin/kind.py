@@ -1,7 +1,7 @@
 """``stdin`` tests: a program reads an input text and prints its answer.
 
 New inputs come from a grammar inferred from the example inputs and the statement
-(:mod:`pipeline.verify.testgen.stdin_inputs`), which the validator reads too; programs run on them as
+(:mod:`pipeline.verify.testgen.stdin.inputs`), which the validator reads too; programs run on them as
 test sets (``evaluate_many``), the problem's checker (or the evaluator's robust comparison) says
 whether two outputs are the same, and a chosen input becomes a test case with its output.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from evaluator.model import Cause, Checker, Options, Result, SpecialJudge, Verdict
 from pipeline.schema import TestCase, Tests
-from pipeline.verify.testgen.kinds.base import Answers, Candidate, Job, Kills, Made, NoInputs, Plan, Program, TestKind, answer_limit_s, append_cases, register_kind
-from pipeline.verify.testgen.stdin_grammar import Grammar
+from pipeline.verify.testgen.kind import Answers, Candidate, Job, Kills, Made, NoInputs, Plan, Program, TestKind, answer_limit_s, append_cases, register_kind
+from pipeline.verify.testgen.stdin.grammar import Grammar
 
 CLEAN = ("accepted", "wrong_answer")  # a reference that ended so answered (its output is the answer)
 MAX_EXPECTED_CHARS = 1 << 20  # a longer answer makes every reward slower to compare: that input is dropped
@@ -51,8 +51,8 @@ class StdinKind(TestKind):
 
     def plan(self, row: dict[str, Any], statement: str) -> Plan[Grammar]:
         """The grammar the examples and the statement give (the generator and the validator read it)."""
-        from pipeline.verify.testgen.stdin_inputs import infer_grammar
-        from pipeline.verify.testgen.validate import StdinValidator
+        from pipeline.verify.testgen.stdin.inputs import infer_grammar
+        from pipeline.verify.testgen.stdin.validate import StdinValidator
 
         plan = self.read(row)
         plan.profile, plan.note = infer_grammar(plan.examples, statement)
@@ -60,7 +60,7 @@ class StdinKind(TestKind):
         return plan
 
     def propose(self, plan: Plan[Grammar], n: int, seed: int) -> Generator[Made, int, None]:
-        from pipeline.verify.testgen.stdin_inputs import inputs_from, more_inputs
+        from pipeline.verify.testgen.stdin.inputs import inputs_from, more_inputs
 
         grammar, validator = plan.profile, plan.validator
         if grammar is None:

@@ -1,6 +1,6 @@
 """One argument of a call: its bounds, and how new values for it are made and checked.
 
-A :class:`Position` joins what the examples show (their :class:`~call_shapes.Shape`) with the
+A :class:`Position` joins what the examples show (their :class:`~.shapes.Shape`) with the
 bounds :mod:`constraints.bounds` reads from the statement: sizes, row sizes, values, the alphabet of
 strings. Bounds that an example breaks are taken for misreadings and ignored. It also tells a
 LeetCode tree list (parameter ``root``, or a statement about a binary tree and a list with None)
@@ -17,8 +17,8 @@ import random
 import re
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Number, Shape, conforms, leaf_numbers, restore
-from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, is_bst, tree_nodes
+from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Number, Shape, conforms, leaf_numbers, restore
+from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, is_bst, tree_nodes
 from pipeline.verify.testgen.constraints.bounds import Bound, alphabet, size_bound, value_bound
 from pipeline.verify.testgen.constraints.words import says
 

@@ -1,10 +1,10 @@
 """``assert`` tests: a block of asserts on what the entry point returns; and ``linked``, LeetCode's
 asserts on ``ListNode``/``TreeNode`` values.
 
-Both run like ``call`` tests (:mod:`pipeline.verify.testgen.kinds.call`): the examples are the
-asserts that lift into calls (:mod:`pipeline.verify.testgen.asserts`), or, for ``linked``, the
+Both run like ``call`` tests (:mod:`pipeline.verify.testgen.call.kind`): the examples are the
+asserts that lift into calls (:mod:`pipeline.verify.testgen.asserts.calls`), or, for ``linked``, the
 ``check(candidate)`` asserts read as calls on plain lists and made through a shim
-(:mod:`pipeline.verify.testgen.linked`). Two answers are the same as a written assert judges them
+(:mod:`pipeline.verify.testgen.asserts.linked`). Two answers are the same as a written assert judges them
 (``isclose`` for a float), and a chosen input becomes one more assert line.
 """
 
@@ -14,9 +14,10 @@ from typing import Any
 
 from evaluator.model import Checker, SpecialJudge
 from pipeline.schema import Tests
-from pipeline.verify.testgen import asserts, linked
-from pipeline.verify.testgen.kinds.base import Candidate, Made, Plan, register_kind
-from pipeline.verify.testgen.kinds.call import CallKind, CallReading, param_names
+from pipeline.verify.testgen.asserts import calls as asserts
+from pipeline.verify.testgen.asserts import linked
+from pipeline.verify.testgen.call.kind import CallKind, CallReading, param_names
+from pipeline.verify.testgen.kind import Candidate, Made, Plan, register_kind
 
 
 @register_kind("assert")

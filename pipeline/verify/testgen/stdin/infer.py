@@ -3,9 +3,9 @@
 Competitive-programming problems (TACO, CodeContests) are often judged only by the samples their
 statements print. Following the generators of HardTests / CodeContests+, but *inferred* rather
 than written by a model, :func:`infer` reads the example inputs together: the search
-(:mod:`pipeline.verify.testgen.stdin_search`) finds the structure that explains all of them, the
+(:mod:`pipeline.verify.testgen.stdin.search`) finds the structure that explains all of them, the
 examples are parsed again to collect what they show, and each token position gets its kind and
-value range: the statement's constraints (:mod:`pipeline.verify.testgen.constraints.stdin`) mapped to the
+value range: the statement's constraints (:mod:`pipeline.verify.testgen.stdin.statement`) mapped to the
 grammar's variables in the order the input section names them, kept only where the examples lie
 inside them; otherwise the examples' range, extended (x2, ``lo >= 0`` when the examples are).
 "The sum of n over all test cases does not exceed ..." bounds the blocks together. Relations seen
@@ -21,10 +21,10 @@ import re
 import string
 
 from pipeline.verify.testgen.constraints.layout import sum_bounds as _sum_bounds
-from pipeline.verify.testgen.constraints.stdin import count_hints, layout_names, stated_alphabet, stated_bounds
 from pipeline.verify.testgen.constraints.words import mentions, says
-from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
-from pipeline.verify.testgen.stdin_search import NoStructure, search
+from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
+from pipeline.verify.testgen.stdin.search import NoStructure, search
+from pipeline.verify.testgen.stdin.statement import count_hints, layout_names, stated_alphabet, stated_bounds
 
 __all__ = ["NoStructure", "infer"]
 

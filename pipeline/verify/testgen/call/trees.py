@@ -2,7 +2,7 @@
 
 LeetCode writes a binary tree as a list in level order with None holes (``[1, None, 2, 3]``);
 mutated as a plain list it would soon stop being one. So a tree argument (parameter ``root``, or
-a statement about a binary tree and a list with None: see :mod:`call_positions`) is decoded,
+a statement about a binary tree and a list with None: see :mod:`.positions`) is decoded,
 changed by :func:`tree_mutation` (a value, a swap of children, a leaf added or removed) or grown
 by :func:`random_tree`, and encoded again; a binary search tree stays one (:func:`relabel_bst`).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import Number
+from pipeline.verify.testgen.call.shapes import Number
 
 
 class Node:

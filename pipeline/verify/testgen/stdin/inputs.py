@@ -1,9 +1,9 @@
 """New stdin inputs from a grammar inferred from a problem's example inputs: the entry point.
 
-The grammar (:mod:`pipeline.verify.testgen.stdin_grammar`) is inferred from the examples and the statement
-(:mod:`pipeline.verify.testgen.stdin_infer`, with :mod:`~pipeline.verify.testgen.stdin_search` and
-:mod:`~pipeline.verify.testgen.constraints.stdin`), and new inputs are written from it
-(:mod:`pipeline.verify.testgen.stdin_generate`). The functions here join the two under one contract:
+The grammar (:mod:`pipeline.verify.testgen.stdin.grammar`) is inferred from the examples and the statement
+(:mod:`pipeline.verify.testgen.stdin.infer`, with :mod:`~pipeline.verify.testgen.stdin.search` and
+:mod:`~pipeline.verify.testgen.stdin.statement`), and new inputs are written from it
+(:mod:`pipeline.verify.testgen.stdin.generate`). The functions here join the two under one contract:
 they never raise, and say why when there are no inputs (:class:`NoStructure`'s reason when no
 structure explains the examples).
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipeline.verify.testgen.stdin_generate import generate
-from pipeline.verify.testgen.stdin_grammar import Grammar
-from pipeline.verify.testgen.stdin_infer import NoStructure, infer
+from pipeline.verify.testgen.stdin.generate import generate
+from pipeline.verify.testgen.stdin.grammar import Grammar
+from pipeline.verify.testgen.stdin.infer import NoStructure, infer
 
 __all__ = ["grammar_inputs", "infer_grammar", "inputs_from", "more_inputs", "stdin_inputs"]
 Keep = Callable[[str], bool]  # whether a made text has the grammar's structure (default: Grammar.parses)
@@ -33,7 +33,7 @@ def infer_grammar(examples: list[str], statement: str = "") -> tuple[Grammar | N
 def inputs_from(g: Grammar, *, n: int, seed: int, keep: Keep | None = None) -> tuple[list[tuple[str, str]], str | None]:
     """``(inputs, None)`` from an inferred grammar, or ``([], reason)``; never raises. ``keep``:
     the check that each made text has the grammar's structure (a validator that parses it anyway
-    keeps the parse: :meth:`pipeline.verify.testgen.validate.StdinValidator.parses`)."""
+    keeps the parse: :meth:`pipeline.verify.testgen.stdin.validate.StdinValidator.parses`)."""
     try:
         made = [m for m in generate(g, n=n, seed=seed) if (keep or g.parses)(m[0])]  # never one that breaks its own grammar
     except Exception as exc:  # noqa: BLE001 - same contract for generation

@@ -1,22 +1,22 @@
 """One profile of a problem's example calls, inferred once and read alike by what makes new
 inputs and by what filters them.
 
-Why: generation makes inputs (:mod:`call_inputs`), the validator refuses those the problem rules
-out (:class:`~pipeline.verify.testgen.validate.CallValidator`), and the oracle's answer checks
+Why: generation makes inputs (:mod:`.inputs`), the validator refuses those the problem rules
+out (:class:`~pipeline.verify.testgen.stdin.validate.CallValidator`), and the oracle's answer checks
 drop answers a lone reference should not be trusted on (:mod:`postconditions`). Each used to read
 the statement and the examples on its own; now each reads this profile:
 
 - the statement's bounds (:func:`constraints.parse_constraints`), parsed once: the generators keep
   to them, the validator refuses what breaks them;
 - the envelope every example keeps (:class:`envelope.Envelope`), where the statement states no
-  bound: the validator's rule (the generators keep to the examples' shapes, :mod:`call_shapes`);
+  bound: the validator's rule (the generators keep to the examples' shapes, :mod:`.shapes`);
 - the relations every example's answer keeps (:func:`postconditions.infer`), whether answers
   are single values (then the same with a dict argument's keys reordered), and the one kind every
   answer has.
 
 Values are typed by one table, :func:`kind_of`, which the shapes, the envelope and the answer
-checks share. A ``stdin`` problem's profile is its inferred grammar (:mod:`stdin_inputs`), read the
-same way by the grammar's generator and by :class:`~pipeline.verify.testgen.validate.StdinValidator`.
+checks share. A ``stdin`` problem's profile is its inferred grammar (:mod:`pipeline.verify.testgen.stdin.inputs`), read the
+same way by the grammar's generator and by :class:`~pipeline.verify.testgen.stdin.validate.StdinValidator`.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.verify.testgen import postconditions
-from pipeline.verify.testgen.call_shapes import Shape, kind_of
-from pipeline.verify.testgen.call_shapes import infer as infer_shape
+from pipeline.verify.testgen.call import postconditions
+from pipeline.verify.testgen.call.envelope import Envelope
+from pipeline.verify.testgen.call.shapes import Shape, kind_of
+from pipeline.verify.testgen.call.shapes import infer as infer_shape
 from pipeline.verify.testgen.constraints.bounds import Bound, parse_constraints
-from pipeline.verify.testgen.envelope import Envelope
 
 __all__ = ["CallProfile", "calls", "kind_of"]
 

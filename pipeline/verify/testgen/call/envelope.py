@@ -22,7 +22,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from pipeline.verify.testgen.call_shapes import number_kind
+from pipeline.verify.testgen.call.shapes import number_kind
+from pipeline.verify.testgen.structures import balanced
 
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
 SMALL = 32  # ... except a whole number given alone whose examples stay below this: twice (see _ceiling)
@@ -49,24 +50,11 @@ def _sized(value: Any) -> bool:
     return isinstance(value, (str, list, tuple, dict, set, frozenset))
 
 
-_BRACKETS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _DIGITS = re.compile(r"-?\d+(\.\d+)?")
 
 
 def _bracket_text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip()) and set(value) <= set("()[]{}<> ")
-
-
-def balanced(text: str) -> bool:
-    """Every bracket closes the one opened last (``()[]{}<>``)."""
-    stack: list[str] = []
-    for ch in text:
-        if ch in "([{<":
-            stack.append(ch)
-        elif ch in _BRACKETS:
-            if not stack or stack.pop() != _BRACKETS[ch]:
-                return False
-    return not stack
 
 
 def _skeleton(value: str) -> str:
@@ -112,7 +100,7 @@ class Envelope:
     def lengths_kept(self, args: tuple, kwargs: dict) -> bool:
         """Whether the arguments keep the length differences every example keeps (equal lengths,
         "one operator fewer than operands", or at least the sign): the one part of the envelope an
-        edge must keep too (:mod:`pipeline.verify.testgen.edges`)."""
+        edge must keep too (:mod:`pipeline.verify.testgen.call.edges`)."""
         if not self.positions or not self.same_width:
             return True
         values = arguments(args, kwargs)

@@ -13,7 +13,7 @@ import re
 
 from pipeline.verify.testgen.constraints.layout import dedupe_tex as _dedupe_tex
 from pipeline.verify.testgen.constraints.layout import input_section as _input_section
-from pipeline.verify.testgen.stdin_grammar import Grammar, Repeat, Scalar
+from pipeline.verify.testgen.stdin.grammar import Grammar, Repeat, Scalar
 
 __all__ = ["count_hints", "layout_names", "stated_alphabet", "stated_bounds"]
 

@@ -1,4 +1,4 @@
-"""New stdin inputs from an inferred grammar (:mod:`pipeline.verify.testgen.stdin_grammar`).
+"""New stdin inputs from an inferred grammar (:mod:`pipeline.verify.testgen.stdin.grammar`).
 
 :func:`generate` writes inputs of four kinds, labelled ``grammar:random`` (small sizes),
 ``grammar:scaled`` (sizes toward the bounds, at most ~200 KB / 2·10^5 tokens), ``grammar:boundary``
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 
-from pipeline.verify.testgen import stdin_draw
-from pipeline.verify.testgen.stdin_draw import FastDraws, _TooBig
-from pipeline.verify.testgen.stdin_grammar import MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
+from pipeline.verify.testgen.stdin import draw as stdin_draw
+from pipeline.verify.testgen.stdin.draw import FastDraws, _TooBig
+from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
 
 __all__ = ["generate"]
 

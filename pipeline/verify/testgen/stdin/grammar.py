@@ -1,5 +1,5 @@
-"""The grammar of a problem's stdin input: what :mod:`pipeline.verify.testgen.stdin_infer` infers from the
-examples, :mod:`pipeline.verify.testgen.stdin_generate` writes new inputs from, and the stdin validator
+"""The grammar of a problem's stdin input: what :mod:`pipeline.verify.testgen.stdin.infer` infers from the
+examples, :mod:`pipeline.verify.testgen.stdin.generate` writes new inputs from, and the stdin validator
 checks inputs against.
 
 A grammar is a sequence of elements:

@@ -5,9 +5,9 @@ by ±1, scaling and boundary values; floats scaled; strings by inserting, deleti
 replacing characters of their own alphabet; lists by inserting, deleting, swapping or duplicating
 elements made from the types already present; tuples, dicts, sets and nested values recursively;
 bools flipped; None kept. :class:`Mutator` makes one such change within the argument's
-:class:`~call_positions.Position`: grids keep their rows rectangular (a column goes in or out of
+:class:`~.positions.Position`: grids keep their rows rectangular (a column goes in or out of
 every row, a square grid grows and shrinks by a row and a column), and a tree list is mutated as
-a tree (:mod:`call_trees`).
+a tree (:mod:`.trees`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import math
 import random
 from typing import Any
 
-from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
-from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer, kind_of, sorted_values
-from pipeline.verify.testgen.call_trees import tree_mutation
+from pipeline.verify.testgen.call.positions import DEFAULT_CHARS, Position
+from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Shape, infer, kind_of, sorted_values
+from pipeline.verify.testgen.call.trees import tree_mutation
 
 
 class Mutator:

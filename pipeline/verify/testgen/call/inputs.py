@@ -1,19 +1,19 @@
 """New inputs for call tests: type-aware mutation of the examples, after EvalPlus.
 
 :func:`mutate_args` grows a problem's example calls as EvalPlus grows its seed inputs, by
-mutation (:mod:`call_mutation`), and adds two kinds EvalPlus gets from its LLM seeds: inputs at
+mutation (:mod:`.mutation`), and adds two kinds EvalPlus gets from its LLM seeds: inputs at
 the statement's bounds (smallest size, values at ``lo`` and ``hi``) and larger inputs scaled
 toward the stated sizes (at most 1000 elements or characters per argument, 10,000 per input).
 Expected outputs come from running reference solutions elsewhere; inputs a reference rejects are
 dropped there.
 
 Every input keeps each argument's type and respects the bounds :mod:`constraints.bounds` reads from the
-statement (:mod:`call_positions`), keeps the order properties every example shares
-(:mod:`call_shapes`), and keeps the relations between arguments every example shares: equal
+statement (:mod:`.positions`), keeps the order properties every example shares
+(:mod:`.shapes`), and keeps the relations between arguments every example shares: equal
 lengths of two arguments; an int argument equal to, or at most, another argument's length.
-LeetCode's list encodings are kept valid: a binary tree list stays a tree (:mod:`call_trees`); a
-linked list is a plain list. The modules import in one direction: call_shapes, call_trees,
-call_positions, call_mutation, call_inputs.
+LeetCode's list encodings are kept valid: a binary tree list stays a tree (:mod:`.trees`); a
+linked list is a plain list. The modules import in one direction: shapes, trees,
+positions, mutation, inputs.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import math
 import random
 from typing import Any, Callable
 
-from pipeline.verify.testgen.call_mutation import Mutator
-from pipeline.verify.testgen.call_positions import DEFAULT_CHARS, Position
-from pipeline.verify.testgen.call_shapes import MAX_DEPTH, Shape, infer
-from pipeline.verify.testgen.call_trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
-from pipeline.verify.testgen.profile import CallProfile, argument
+from pipeline.verify.testgen.call.mutation import Mutator
+from pipeline.verify.testgen.call.positions import DEFAULT_CHARS, Position
+from pipeline.verify.testgen.call.profile import CallProfile, argument
+from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Shape, infer
+from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
 
 __all__ = ["mutate_args"]
 

@@ -6,7 +6,10 @@ selects and reports the same way for every problem; whatever depends on how the 
 (which inputs the examples give, how a program is run on a new one, when two answers are the
 same, how a chosen test is written back) is a :class:`TestKind`'s. After EvalPlus's small
 ``BaseGen`` interface with one implementation per kind of problem, and verl's registries: a kind is
-registered by name (:func:`register_kind`), and :func:`kind_for` finds a row's.
+registered by name (:func:`register_kind`), and :func:`kind_for` finds a row's. The built-in kinds
+live each in its package (:mod:`~pipeline.verify.testgen.stdin.kind`, :mod:`~pipeline.verify.testgen.call.kind`,
+:mod:`~pipeline.verify.testgen.asserts.kind`) and register when :func:`kind_for` is first asked;
+a new kind is one module that registers itself (``tests/pipeline/test_kind_seam.py`` adds one).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Checker, Limits, Options, Result, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
-from pipeline.verify.testgen import postconditions
+
+if TYPE_CHECKING:
+    from pipeline.verify.testgen.call import postconditions  # a call kind's relations (the seam's relations())
 
 Made = list[tuple[Any, str]]  # new inputs, each with how it was made
 REFERENCE_SHARE = 0.1  # of the time limit, the most a reference may take on a generated input
@@ -217,6 +222,14 @@ def cover(cand: Candidate, open_: dict[str, set[int]], pool: Iterable[int],
     return chosen
 
 
+EDGE = "edge"  # how an input past the examples' envelope is labelled ("edge:<what>"): the reserve's only
+
+
+def is_edge(label: str) -> bool:
+    """Whether an input is an edge (:mod:`pipeline.verify.testgen.call.edges`): the round's to admit."""
+    return label.split(":", 1)[0] == EDGE
+
+
 def origin(label: str) -> str:
     """A generated test's origin (``TEST_ORIGINS``) from how its input was made."""
     head = label.split(":", 1)[0]
@@ -264,7 +277,7 @@ class TestKind:
 
     def edges(self, plan: Plan, n: int) -> Made:
         """Up to ``n`` inputs past the examples' envelope that break no rule the statement states
-        (:mod:`pipeline.verify.testgen.edges`): for the reserve only, after :meth:`propose`."""
+        (:mod:`pipeline.verify.testgen.call.edges`): for the reserve only, after :meth:`propose`."""
         return []
 
     def runnable(self, plan: Plan) -> bool:
@@ -369,9 +382,17 @@ def register_kind(name: str) -> Callable[[K], K]:
     return add
 
 
+def _builtin() -> None:
+    """Register the built-in kinds, each in its package (a kind registers itself when its module loads)."""
+    from pipeline.verify.testgen.asserts import kind as _asserts  # noqa: F401
+    from pipeline.verify.testgen.call import kind as _call  # noqa: F401
+    from pipeline.verify.testgen.stdin import kind as _stdin  # noqa: F401
+
+
 def kind_for(tests: Tests) -> TestKind:
     """The kind of a row's tests: a narrower kind that claims them (``linked`` for an ``assert``
     block of LeetCode's node asserts), else the kind named as ``tests.kind``."""
+    _builtin()
     for name, kind in _KINDS.items():
         if name != tests.kind and kind.serves == tests.kind and kind.claims(tests):
             return kind
@@ -379,3 +400,12 @@ def kind_for(tests: Tests) -> TestKind:
         raise ValueError(f"no test kind is registered for {tests.kind!r}; registered: {sorted(_KINDS)}")
     return _KINDS[tests.kind]
 
+
+def hardcoder(row: dict[str, Any], plan: Plan | None = None, kind: TestKind | None = None) -> str | None:
+    """The program that memorises the examples the row's statement prints (None: none to write),
+    which a problem's tests must reject: generation's adversary, and Verify's strength check.
+    ``plan``, ``kind``: what generation already read from the tests."""
+    try:
+        return (kind or kind_for(row["tests"])).hardcoder(row, plan)
+    except Exception:  # noqa: BLE001 - no hardcoder for this problem: measured without it
+        return None

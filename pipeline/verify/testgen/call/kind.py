@@ -2,9 +2,9 @@
 value compared. Also the part the ``assert`` kinds share: inputs are ``(args, kwargs)`` calls.
 
 New inputs are type-aware mutations of the examples' arguments
-(:mod:`pipeline.verify.testgen.call_inputs`); programs answer them through ``values_many``; an
+(:mod:`pipeline.verify.testgen.call.inputs`); programs answer them through ``values_many``; an
 answer is also held to the relations every example's answer keeps
-(:mod:`pipeline.verify.testgen.postconditions`); a chosen input becomes a test case of the
+(:mod:`pipeline.verify.testgen.call.postconditions`); a chosen input becomes a test case of the
 arguments as a JSON array and the answer as JSON.
 """
 
@@ -18,9 +18,10 @@ from typing import Any
 from evaluator.model import Checker, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import Tests
-from pipeline.verify.testgen import linked, postconditions
-from pipeline.verify.testgen.kinds.base import Answers, Candidate, Job, Kills, Made, Plan, Program, TestKind, append_cases, register_kind
-from pipeline.verify.testgen.profile import CallProfile
+from pipeline.verify.testgen.asserts import linked
+from pipeline.verify.testgen.call import postconditions
+from pipeline.verify.testgen.call.profile import CallProfile
+from pipeline.verify.testgen.kind import Answers, Candidate, Job, Kills, Made, Plan, Program, TestKind, append_cases, register_kind
 
 SMALL_CALL_LEAVES = 16  # a brute force answers calls with this many values in all
 
@@ -57,7 +58,7 @@ def param_names(row: dict[str, Any], fn_name: str | None) -> list[str] | None:
 
 @dataclass
 class CallReading:
-    """A call kind's own part of a :class:`~pipeline.verify.testgen.kinds.base.Plan`: how the entry
+    """A call kind's own part of a :class:`~pipeline.verify.testgen.kind.Plan`: how the entry
     point is called, the examples with their answers, and what they and the statement say."""
 
     entry: tuple[str, ...] | None  # None: the kind's own (``call``: the tests' ``fn_name``)
@@ -93,7 +94,7 @@ class CallKind(TestKind):
         return Plan(examples=[(a, k) for a, k, _ in reading.answered], profile=reading)
 
     def plan(self, row: dict[str, Any], statement: str) -> Plan[CallReading]:
-        from pipeline.verify.testgen.validate import CallValidator
+        from pipeline.verify.testgen.call.validate import CallValidator
 
         plan = self.read(row)
         if plan.note is None:
@@ -103,7 +104,7 @@ class CallKind(TestKind):
         return plan
 
     def propose(self, plan: Plan[CallReading], n: int, seed: int) -> Generator[Made, int, None]:
-        from pipeline.verify.testgen.call_inputs import mutate_args
+        from pipeline.verify.testgen.call.inputs import mutate_args
 
         profile = plan.profile.profile
         made = mutate_args(profile, n=2 * n, seed=seed)
@@ -116,8 +117,8 @@ class CallKind(TestKind):
         return profile.answer_relations if profile is not None else {}
 
     def edges(self, plan: Plan[CallReading], n: int) -> Made:
-        from pipeline.verify.testgen.edges import edge_calls
-        from pipeline.verify.testgen.validate import CallValidator
+        from pipeline.verify.testgen.call.edges import edge_calls
+        from pipeline.verify.testgen.call.validate import CallValidator
 
         profile = plan.profile.profile if plan.profile is not None else None
         if profile is None or not n:
@@ -156,7 +157,7 @@ class CallKind(TestKind):
 
     def variants(self, cand: Candidate) -> dict[int, tuple[tuple, dict]]:
         """Input index -> the input with its dict arguments' keys reordered, where the answer must not
-        change (single-value answers; see :mod:`pipeline.verify.testgen.postconditions`)."""
+        change (single-value answers; see :mod:`pipeline.verify.testgen.call.postconditions`)."""
         profile = cand.plan.profile.profile
         if profile is None or not profile.order_free:
             return {}

@@ -1,4 +1,4 @@
-"""Input validators: a generated input reaches the oracle only when the statement allows it.
+"""The stdin kind's validator: a generated input reaches the oracle only when the statement allows it.
 
 Why: a reference answers any input, also one its statement rules out (a line of 0s and 1s of
 any length where each line holds exactly seven; ``l = 8910`` where ``1 ≤ l ≤ 100``; a "tree" with
@@ -13,17 +13,17 @@ input was made:
   value, a string's stated length and alphabet, the test-case count and "the sum of n over all
   test cases", and what the section guarantees (distinct, a permutation, sorted, a tree, a
   connected graph, a regular bracket sequence);
-- **what every example shares** (the grammar :mod:`pipeline.verify.testgen.stdin_inputs` infers, the one
+- **what every example shares** (the grammar :mod:`pipeline.verify.testgen.stdin.inputs` infers, the one
   profile the generator reads too): the line structure, fixed string lengths, character sets and
   categories, the relations every example keeps (distinct, permutation, sorted, ``l ≤ r``), and
   edge lists that are trees, simple or connected graphs.
 
 Where the statement states a constraint, the statement wins; where neither says, an input stays
 inside what the examples show (a value in the examples' range, a size as the generator scales
-it). A statement reading that an example breaks is a misreading and is not used. Call inputs
-keep the bounds the statement states per argument and, where it states none, the examples'
-envelope (:mod:`pipeline.verify.testgen.envelope`). Each refusal has a reason, counted per problem in
-the ``inputs_invalid`` column.
+it). A statement reading that an example breaks is a misreading and is not used. Each refusal has
+a reason, counted per problem in the ``inputs_invalid`` column. The call kind's validator
+(:mod:`pipeline.verify.testgen.call.validate`) keeps the bounds the statement states per argument
+and, where it states none, the examples' envelope.
 """
 
 from __future__ import annotations
@@ -34,18 +34,16 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.verify.testgen import graphs
-from pipeline.verify.testgen.call_shapes import leaf_numbers
+from pipeline.verify.testgen import structures
 from pipeline.verify.testgen.constraints import bounds as cx
 from pipeline.verify.testgen.constraints.layout import Invalid as _Invalid
 from pipeline.verify.testgen.constraints.layout import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
 from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
 from pipeline.verify.testgen.constraints.words import says
-from pipeline.verify.testgen.envelope import balanced
-from pipeline.verify.testgen.profile import CallProfile
-from pipeline.verify.testgen.stdin_grammar import Line
+from pipeline.verify.testgen.stdin.grammar import Line
+from pipeline.verify.testgen.structures import balanced
 
-__all__ = ["CallValidator", "StdinValidator", "refuse"]
+__all__ = ["StdinValidator"]
 
 _INT = re.compile(r"[+-]?\d+")
 _NUM = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -299,7 +297,7 @@ def _check_graph(edges: list[tuple[int, int]], n: int, base: int, tree: Any, sim
         raise _Invalid("tree" if tree else "graph", "a repeated edge or a loop")
     if tree and len(edges) != n - 1:
         raise _Invalid("tree", f"{len(edges)} edges on {n} nodes")
-    if connected and not graphs.connected(n, edges, base):
+    if connected and not structures.connected(n, edges, base):
         raise _Invalid("tree" if tree else "graph", "not connected")
 
 
@@ -532,7 +530,7 @@ class StdinValidator:
         return {**self.__dict__, "_parsed": {}}  # parses kept for a check to come are no part of the validator
 
     def parses(self, text: str) -> bool:
-        """Whether the grammar parses ``text`` (:meth:`~pipeline.verify.testgen.stdin_grammar.Grammar.parses`);
+        """Whether the grammar parses ``text`` (:meth:`~pipeline.verify.testgen.stdin.grammar.Grammar.parses`);
         the parse is kept for its check (:meth:`reason`), which would read the text again: a
         generated input is tokenized and parsed once, not three times and twice."""
         parsed = self.grammar.parse_tree(text) if self.grammar is not None else None
@@ -560,80 +558,3 @@ class StdinValidator:
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input, never the problem
             return f"validator_error: {type(exc).__name__}: {exc}"[:200]
         return None
-
-
-# ----------------------------------------------------------------------------- call inputs
-class CallValidator:
-    """Whether a call's arguments are ones the problem allows: each argument's stated element
-    range, size and alphabet, and the relations the Constraints section states among them
-    (:mod:`pipeline.verify.testgen.constraints.relations`: ``edges.length == n - 1``, a valid tree); where the
-    statement states nothing, the examples' envelope. All of it read from the problem's
-    :class:`~pipeline.verify.testgen.profile.CallProfile`, as the generators read it."""
-
-    def __init__(self, profile: CallProfile) -> None:
-        examples = profile.examples
-        self.bounds = profile.bounds
-        self.envelope = profile.envelope
-        self.statement = profile.statement
-        self.params = profile.params
-        self.rules: dict[int, tuple[Any, Any, str | None]] = {}
-        for i, name in enumerate(self.params):
-            rule = (cx.value_bound(self.bounds, name), cx.size_bound(self.bounds, name), cx.alphabet(self.statement, name))
-            if any(rule) and all(self._fits(rule, args[i]) is None for args, _ in examples if i < len(args)):
-                self.rules[i] = rule  # a bound an example breaks is a misreading
-        from pipeline.verify.testgen.constraints.relations import relations
-
-        self.relations = [(text, check) for text, check in relations(self.statement, self.params)
-                          if all(self._holds(check, args, kwargs) for args, kwargs in examples)]
-
-    @staticmethod
-    def _fits(rule: tuple, value: Any) -> str | None:
-        vb, sb, chars = rule
-        if vb is not None:
-            for v in leaf_numbers(value, max_depth=6):
-                if (vb.lo is not None and v < vb.lo) or (vb.hi is not None and v > vb.hi):
-                    return "value_range"
-        if sb is not None and isinstance(value, (str, list, tuple)) and (
-                (sb.lo is not None and len(value) < sb.lo) or (sb.hi is not None and len(value) > sb.hi)):
-            return "length"
-        if chars and isinstance(value, str) and not set(value) <= set(chars):
-            return "alphabet"
-        return None
-
-    def _holds(self, check: Any, args: tuple, kwargs: dict) -> bool:
-        try:
-            return bool(check({**dict(zip(self.params, args)), **kwargs}))
-        except Exception:  # noqa: BLE001 - a check that cannot read these arguments says nothing
-            return True
-
-    def reason(self, args: tuple, kwargs: dict, edge: bool = False) -> str | None:
-        """Why the statement (or, where it says nothing, the examples' envelope) rules the call out;
-        ``edge``: an input meant to leave the envelope (:mod:`pipeline.verify.testgen.edges`), held to
-        the statement and to the length relations between arguments only."""
-        try:
-            for i, rule in self.rules.items():
-                if i < len(args):
-                    why = self._fits(rule, args[i])
-                    if why:
-                        return why
-            if any(not self._holds(check, args, kwargs) for _, check in self.relations):
-                return "relation"
-            if self.envelope is not None and not (self.envelope.lengths_kept(args, kwargs) if edge
-                                                  else self.envelope.admits(args, kwargs)):
-                return "outside_examples"
-        except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input
-            return f"validator_error:{type(exc).__name__}"
-        return None
-
-
-def refuse(inputs: list, labels: list[str], reason: Any) -> tuple[list, list[str], Counter]:
-    """The inputs ``reason`` (a validator's) accepts, their labels, and the refusals per reason."""
-    kept, kept_labels, refused = [], [], Counter()
-    for value, label in zip(inputs, labels):
-        why = reason(*value) if isinstance(value, tuple) else reason(value)
-        if why is None:
-            kept.append(value)
-            kept_labels.append(label)
-        else:
-            refused[why] += 1
-    return kept, kept_labels, refused
