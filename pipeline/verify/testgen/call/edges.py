@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.verify.testgen.call.profile import CallProfile, argument
-from pipeline.verify.testgen.call.shapes import kind_of
+from pipeline.verify.testgen.call.shapes import type_of
 from pipeline.verify.testgen.constraints.bounds import value_bound
 from pipeline.verify.testgen.kind import EDGE
 
@@ -57,7 +57,7 @@ def _number(value: Any, bound: Any) -> Iterator[tuple[Any, str]]:
 
 def edges_of(value: Any, bound: Any = None) -> list[tuple[Any, str]]:
     """A value's edges of its own type (none for a type without any: bools, None, nested kinds)."""
-    kind = kind_of(value)
+    kind = type_of(value)
     if kind in ("list", "tuple", "str"):
         return list(_sized(value))
     if kind in ("int", "float"):

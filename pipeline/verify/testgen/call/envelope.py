@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from pipeline.verify.testgen.call.shapes import number_kind
+from pipeline.verify.testgen.call.shapes import number_type
 from pipeline.verify.testgen.structures import balanced
 
 SCALE = 10  # a number may grow to this many times the largest magnitude the examples show
@@ -76,7 +76,7 @@ def _distinct(value: Any) -> int:
 
 
 def _kinds(value: Any) -> Counter:
-    return Counter(number_kind(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
+    return Counter(number_type(v) for v in value) if isinstance(value, (list, tuple)) else Counter()
 
 
 class Envelope:
@@ -126,7 +126,7 @@ class Envelope:
 
 
 def _kind_fits(value: Any, seen: list[Any]) -> bool:
-    return not (len({number_kind(v) for v in seen}) == 1 and number_kind(value) != number_kind(seen[0]))
+    return not (len({number_type(v) for v in seen}) == 1 and number_type(value) != number_type(seen[0]))
 
 
 def _size_fits(value: Any, seen: list[Any]) -> bool:

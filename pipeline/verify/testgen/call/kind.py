@@ -180,8 +180,8 @@ class CallKind(TestKind):
         profile = cand.plan.profile.profile
         if profile is None:
             return None
-        if postconditions.kind_changed(profile.answer_kind, answer):
-            return "answer_kind"  # None or infinity where every example answers a number: an input ruled out
+        if postconditions.type_changed(profile.answer_type, answer):
+            return "answer_type"  # None or infinity where every example answers a number: an input ruled out
         why = postconditions.broken(profile.answer_relations, args, kwargs, answer)
         if why is None and i in cand.variant_answers:
             ok, other = cand.variant_answers[i]

@@ -19,7 +19,7 @@ import random
 from typing import Any
 
 from pipeline.verify.testgen.call.positions import DEFAULT_CHARS, Position
-from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Shape, infer, kind_of, sorted_values
+from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Shape, infer, sorted_values, type_of
 from pipeline.verify.testgen.call.trees import tree_mutation
 
 
@@ -32,7 +32,7 @@ class Mutator:
     def mutate(self, value: Any, shape: Shape, depth: int = 0, top: bool = True) -> tuple[Any, str] | None:
         if depth > MAX_DEPTH or value is None:
             return None
-        kind = kind_of(value)
+        kind = type_of(value)
         if kind == "bool":
             return (not value), "mutation:bool_flip"
         if kind == "int":

@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any
 
 from pipeline.verify.testgen.call.envelope import arguments
-from pipeline.verify.testgen.call.shapes import number_kind
+from pipeline.verify.testgen.call.shapes import number_type
 
 MIN_EXAMPLES = 3  # relations need this many examples; fewer agree too easily by chance
 
@@ -114,23 +114,23 @@ def infer(examples: list[Example]) -> dict[str, Relation]:
     return found
 
 
-def _kind(value: Any) -> str:
-    """The answer's kind (:func:`~.shapes.number_kind`), where infinity and NaN are no number."""
+def _type(value: Any) -> str:
+    """The answer's type (:func:`~.shapes.number_type`), where infinity and NaN are no number."""
     if isinstance(value, float) and value in (float("inf"), float("-inf")) or value != value:  # noqa: PLR0124 - NaN
         return "unbounded"
-    return number_kind(value)
+    return number_type(value)
 
 
-def answer_kind(examples: list[Example]) -> str | None:
-    """The one kind every example's answer has (a number, a string, a list, ...), where two or more
+def answer_type(examples: list[Example]) -> str | None:
+    """The one type every example's answer has (a number, a string, a list, ...), where two or more
     examples agree; None otherwise. A reference answering ``None`` or infinity where every example
     answers a number met an input its problem rules out ("no champion", "fewer than 3 items")."""
-    kinds = {_kind(answer) for _, _, answer in examples}
-    return kinds.pop() if len(examples) >= 2 and len(kinds) == 1 else None
+    types = {_type(answer) for _, _, answer in examples}
+    return types.pop() if len(examples) >= 2 and len(types) == 1 else None
 
 
-def kind_changed(kind: str | None, answer: Any) -> bool:
-    return kind is not None and _kind(answer) != kind
+def type_changed(expected: str | None, answer: Any) -> bool:
+    return expected is not None and _type(answer) != expected
 
 
 def broken(relations: dict[str, Relation], args: tuple, kwargs: dict, answer: Any) -> str | None:

@@ -14,7 +14,7 @@ the statement and the examples on its own; now each reads this profile:
   are single values (then the same with a dict argument's keys reordered), and the one kind every
   answer has.
 
-Values are typed by one table, :func:`kind_of`, which the shapes, the envelope and the answer
+Values are typed by one table, :func:`type_of`, which the shapes, the envelope and the answer
 checks share. A ``stdin`` problem's profile is its inferred grammar (:mod:`pipeline.verify.testgen.stdin.inputs`), read the
 same way by the grammar's generator and by :class:`~pipeline.verify.testgen.stdin.validate.StdinValidator`.
 """
@@ -28,11 +28,11 @@ from typing import Any
 
 from pipeline.verify.testgen.call import postconditions
 from pipeline.verify.testgen.call.envelope import Envelope
-from pipeline.verify.testgen.call.shapes import Shape, kind_of
+from pipeline.verify.testgen.call.shapes import Shape, type_of
 from pipeline.verify.testgen.call.shapes import infer as infer_shape
 from pipeline.verify.testgen.constraints.bounds import Bound, parse_constraints
 
-__all__ = ["CallProfile", "calls", "kind_of"]
+__all__ = ["CallProfile", "calls", "type_of"]
 
 
 def calls(examples: Any) -> list[tuple[tuple, dict]]:
@@ -60,7 +60,7 @@ class CallProfile:
     envelope: Envelope | None  # what every example shares, where the statement states no bound
     answer_relations: dict[str, postconditions.Relation]
     order_free: bool  # single-value answers: the same with a dict argument's keys reordered
-    answer_kind: str | None  # every example's answer is of this kind (a number, a string, ...)
+    answer_type: str | None  # every example's answer is of this type (a number, a string, ...)
     templates: list[tuple[tuple, dict]] = dataclasses.field(default_factory=list)  # the examples of the usual call form
     keys: list[int | str] = dataclasses.field(default_factory=list)  # its arguments: positions, then keywords
     shapes: list[Shape] | None = None  # per key: type, ranges, lengths, order (None: they did not read)
@@ -72,7 +72,7 @@ class CallProfile:
         profile = cls.of_inputs([(a, k) for a, k, _ in answered], statement, params)
         return dataclasses.replace(profile, answer_relations=postconditions.infer(answered),
                                    order_free=postconditions.single_values(answered),
-                                   answer_kind=postconditions.answer_kind(answered))
+                                   answer_type=postconditions.answer_type(answered))
 
     @classmethod
     def of_inputs(cls, examples: list[tuple[tuple, dict]], statement: str = "",
@@ -84,7 +84,7 @@ class CallProfile:
         templates, keys = _call_form(examples)
         return cls(examples=examples, params=list(params or []), statement=statement, bounds=bounds,
                    envelope=None if bounds else Envelope(examples), answer_relations={}, order_free=False,
-                   answer_kind=None, templates=templates, keys=keys, shapes=_shapes(templates, keys, statement))
+                   answer_type=None, templates=templates, keys=keys, shapes=_shapes(templates, keys, statement))
 
 
 def argument(example: tuple[tuple, dict], key: int | str) -> Any:

@@ -27,17 +27,17 @@ _KINDS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "
           (dict, "dict"), ((set, frozenset), "set"))  # bool before int: a bool is an int
 
 
-def kind_of(value: Any) -> str:
-    """A value's kind, the one type table of test generation: the shapes, the examples' envelope and
+def type_of(value: Any) -> str:
+    """A value's type, the one type table of test generation: the shapes, the examples' envelope and
     the answer checks all name kinds by it."""
     if value is None:
         return "none"
     return next((name for types, name in _KINDS if isinstance(value, types)), "other")
 
 
-def number_kind(value: Any) -> str:
-    """:func:`kind_of`, with ints and floats one kind ("num"): where a number may be either."""
-    kind = kind_of(value)
+def number_type(value: Any) -> str:
+    """:func:`type_of`, with ints and floats one type ("num"): where a number may be either."""
+    kind = type_of(value)
     return "num" if kind in ("int", "float") else kind
 
 
@@ -89,7 +89,7 @@ def infer(values: list[Any], depth: int = 0, hints: str = "") -> Shape:
     ``hints``: the statement, lower case, whose words back order properties of short lists."""
     values = values[:4000]
     present = [v for v in values if v is not None]
-    kinds = sorted({kind_of(v) for v in present})
+    kinds = sorted({type_of(v) for v in present})
     nullable = len(present) < len(values)
     samples = present[:20]
     if not kinds:
@@ -262,7 +262,7 @@ def conforms(value: Any, shape: Shape, depth: int) -> bool:
         return True
     if value is None:
         return shape.nullable or shape.kind == "none"
-    kind = kind_of(value)
+    kind = type_of(value)
     if shape.kind == "mixed":
         return kind in shape.kinds or (kind == "int" and "float" in shape.kinds)
     if shape.kind == "other":
