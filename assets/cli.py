@@ -85,7 +85,7 @@ def sample_run_config(sample: int | None, backend: str | None = None) -> dict:
     and every later stage runs on each of them (Verify generates their tests, Difficulty scores
     them all with a short budget: 4 samples of 256 tokens, in one sampler call for a sample of up
     to 32 problems); None: every problem."""
-    config: dict = {"ops": {"difficulty_scores": {"config": {"k": 4, "max_tokens": 256, "batch_problems": 32}}}}
+    config: dict = {"ops": {"scored_problems": {"config": {"k": 4, "max_tokens": 256, "batch_problems": 32}}}}
     if sample is not None:
         config["ops"]["filter_problems"] = {"config": {"sample_per_source": sample}}
     if backend:  # run config replaces the resource's whole config: keep what the environment set

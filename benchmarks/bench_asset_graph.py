@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline.paths import shared_data_dir  # noqa: E402
 
-MODEL_STAGES = {"difficulty_scores", "microcoder_dataset", "rejected_problems"}  # need the model or follow it
+MODEL_STAGES = {"scored_problems", "microcoder_dataset", "rejected_problems"}  # need the model or follow it
 
 
 def materialize() -> dict[str, float]:

@@ -1,7 +1,7 @@
 """The difficulty stage end to end on transformers vs vLLM (CPU build), same problems, same run.
 
 Each backend scores the same problems with ``score_problems`` (no cache), as the
-``difficulty_scores`` asset does, with the main job's settings by default (``microcoder run``:
+``scored_problems`` asset does, with the main job's settings by default (``microcoder run``:
 8 problems, k=4, max_tokens=256). Reported per backend: start-up (building the sampler: model
 load, and for vLLM its worker and engine), sampling and judging seconds, sampling problems/s and
 tokens/s, and end-to-end seconds including start-up, which is what decides the main job's default.

@@ -1,7 +1,10 @@
 """Difficulty by model pass rate: k samples per problem, judged by the evaluator.
 
-Results are cached by (problem_id, model, k, temperature, prompt version, max_tokens), so a
-refresh samples only problems it has not scored with the same settings.
+The stage returns problems, not scores: each verified problem with its pass rate and difficulty
+(None outside the sample), the tests the differential round grew and the model's passing sample,
+one table the release reads as it is. Scores are cached by (problem, its tests, model, k,
+temperature, prompt version, max_tokens): a refresh samples only problems it has not scored with
+the same settings on the same tests, and a cached round always grew from the tests it is applied to.
 
 A sample that passes every test is kept (``passing_solution``, the first one): for a problem with no
 reference it is the only program known to pass its tests, and the release adopts it as the reference
@@ -43,7 +46,7 @@ DEFAULT_BUCKETS: tuple[tuple[str, float], ...] = (
 SCORE_COLUMNS = (
     "cache_key", "problem_id", "model", "k", "temperature", "seed", "max_tokens", "prompt_version",
     "passes", "pass_rate", "difficulty", "generated_tokens", "truncated", "sample_seconds", "judge_seconds",
-    "passing_solution", "round_added", "round_tests", "round_base",
+    "passing_solution", "round_added", "round_tests",
 )
 
 
@@ -64,10 +67,12 @@ class DifficultyConfig:
     round_budget_s: float = 10.0  # wall seconds per sample on a problem's reserve
 
 
-def cache_key(problem_id: str, model: str, config: DifficultyConfig) -> str:
-    """What a score depends on: the round's rejections change the pass rate, so it is part of it."""
-    raw = json.dumps([problem_id, model, config.k, config.temperature, PROMPT_VERSION, config.max_tokens, config.seed,
-                      config.differential])
+def cache_key(row: dict[str, Any], model: str, config: DifficultyConfig) -> str:
+    """What a score depends on: the problem and the tests its samples were judged on (Verify may
+    change them), the model and how it sampled; the round's rejections change the pass rate, so
+    whether it ran is part of it."""
+    raw = json.dumps([row["problem_id"], tests_hash(row["tests"]), model, config.k, config.temperature, PROMPT_VERSION,
+                      config.max_tokens, config.seed, config.differential])
     return hashlib.sha1(raw.encode()).hexdigest()
 
 
@@ -153,7 +158,7 @@ def _round(rows: list[dict[str, Any]], passing: list[list[str | None]], config: 
 
 
 def tests_hash(tests: Tests) -> str:
-    """What a score's round grew from: its tests are applied only to a row that still has those."""
+    """The tests a score was judged on (part of its cache key)."""
     return hashlib.sha1(tests.to_json().encode()).hexdigest()
 
 
@@ -165,8 +170,9 @@ def score_problems(
     progress: Callable[[str], None] | None = None,
     backend: EvaluatorBackend | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Scores for the chosen problems (cached ones reused), and run statistics. ``backend``:
-    where the samples are judged (default: this machine's pool; see :mod:`evaluator.backend`)."""
+    """Every row of ``rows`` as a scored problem (:func:`scored`; the chosen ones scored, cached
+    scores reused), and run statistics. ``backend``: where the samples are judged (default: this
+    machine's pool; see :mod:`evaluator.backend`)."""
     backend = backend or LocalBackend()
     chosen = sorted(rows, key=lambda r: r["problem_id"])
     if config.sample_size is not None:
@@ -175,7 +181,7 @@ def score_problems(
     scores: list[dict[str, Any]] = []
     todo = []
     for row in chosen:
-        hit = cache.get(cache_key(row["problem_id"], model, config)) if cache else None
+        hit = cache.get(cache_key(row, model, config)) if cache else None
         (scores.append(hit) if hit else todo.append(row))
     stats: dict[str, Any] = {"problems": len(chosen), "cached": len(scores), "sampled": len(todo), "generated_tokens": 0,
                              "seconds": 0.0, "sample_seconds": 0.0, "judge_seconds": 0.0, "round_seconds": 0.0,
@@ -202,7 +208,7 @@ def score_problems(
             passes = [code for code in programs if code is not None]
             rate = len(passes) / len(programs)
             fresh.append({
-                "cache_key": cache_key(row["problem_id"], model, config), "problem_id": row["problem_id"],
+                "cache_key": cache_key(row, model, config), "problem_id": row["problem_id"],
                 "model": model, "k": config.k, "temperature": config.temperature, "seed": config.seed,
                 "max_tokens": config.max_tokens, "prompt_version": PROMPT_VERSION, "passes": len(passes),
                 "pass_rate": rate, "difficulty": bucket_of(rate, config.buckets),
@@ -211,7 +217,6 @@ def score_problems(
                 "sample_seconds": round((t1 - t0) / len(batch), 3), "judge_seconds": round((t2 - t1) / len(batch), 3),
                 "passing_solution": passes[0] if passes else None,
                 "round_added": grown.added, "round_tests": grown.tests.to_json() if grown.tests else None,
-                "round_base": tests_hash(row["tests"]) if grown.tests else None,
             })
         scores.extend(fresh)
         stats["sample_seconds"] += t1 - t0
@@ -231,7 +236,8 @@ def score_problems(
     stats["sample_seconds"] = round(stats["sample_seconds"], 2)
     stats["judge_seconds"] = round(stats["judge_seconds"], 2)
     stats["round_seconds"] = round(stats["round_seconds"], 2)
-    return scores, stats
+    by_id = {s["problem_id"]: s for s in scores}
+    return [scored(row, by_id.get(row["problem_id"])) for row in rows], stats
 
 
 @dataclass
@@ -274,39 +280,24 @@ def throughput(problems: int, tokens: int, seconds: float) -> dict[str, float]:
     }
 
 
-def merge_scores(rows: list[dict[str, Any]], scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Verified rows with pass_rate/difficulty columns (None where not scored), the tests the
-    differential round grew (``differential_added`` of them new), and the model's passing sample
-    (``model_solution``, not a released column: the release decides what to keep)."""
-    by_id = {s["problem_id"]: s for s in scores}
-    merged = []
-    for row in rows:
-        score = by_id.get(row["problem_id"])
-        merged.append({
-            **row,
-            **_round_tests(row, score),
-            "pass_rate": None if score is None else score["pass_rate"],
-            "difficulty": None if score is None else score["difficulty"],
-            "difficulty_model": None if score is None else score["model"],
-            "model_solution": None if score is None else score.get("passing_solution"),
-        })
-    return merged
-
-
-def _round_tests(row: dict[str, Any], score: dict[str, Any] | None) -> dict[str, Any]:
-    """The row's tests after the differential round, where the score's round grew the tests the row
-    still has (a score cached before Verify changed them says nothing of the new ones)."""
+def scored(row: dict[str, Any], score: dict[str, Any] | None) -> dict[str, Any]:
+    """A verified row as the stage returns it: pass_rate/difficulty columns (None where not scored),
+    the tests the differential round grew (``differential_added`` of them new), and the model's
+    passing sample (``model_solution``, not a released column: the release decides what to keep)."""
     if score is None:
-        return {"differential_added": None}
-    grown, tests = score.get("round_tests"), row.get("tests")
-    if not grown or not isinstance(tests, Tests) or score.get("round_base") != tests_hash(tests):
-        return {"differential_added": 0}
-    grown = Tests.from_json(grown) if isinstance(grown, str) else grown
-    return {"tests": grown, "num_tests": grown.count, "differential_added": int(score.get("round_added") or 0)}
+        return {**row, "pass_rate": None, "difficulty": None, "difficulty_model": None, "differential_added": None,
+                "model_solution": None}
+    out = {**row, "pass_rate": score["pass_rate"], "difficulty": score["difficulty"], "difficulty_model": score["model"],
+           "differential_added": 0, "model_solution": score.get("passing_solution")}
+    grown = score.get("round_tests")
+    if grown:  # the score's key holds the row's tests: the round grew from these
+        grown = Tests.from_json(grown) if isinstance(grown, str) else grown
+        out.update(tests=grown, num_tests=grown.count, differential_added=int(score.get("round_added") or 0))
+    return out
 
 
 def differential_by_source(merged: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Per source, of :func:`merge_scores`'s rows: problems scored, how many the differential round
+    """Per source, of the stage's problems (:func:`scored`): problems scored, how many the differential round
     added inputs to, and the inputs it added (for the card and the asset's metadata)."""
     out: dict[str, dict[str, int]] = {}
     for row in merged:

@@ -3,7 +3,7 @@
 Verify keeps a problem with no reference (``verified`` false) when ``require_reference`` is off, so
 nothing has shown its tests can be passed. The difficulty stage samples it anyway (any sampler
 backend), and a sample that passes every test (``model_solution``, from
-:func:`pipeline.difficulty.merge_scores`) becomes its reference at release. Every released row says
+:func:`pipeline.difficulty.scored`) becomes its reference at release. Every released row says
 where each of its ``solutions`` comes from (``solution_origins``: ``source`` or ``model:<model>``),
 so a user of the dataset can tell a model-written reference from a source's. A problem still without
 one goes to the dataset's ``unverified`` config, not to ``train`` (see ``ShardConfig.train_on_unverified``).

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pipeline.difficulty import differential_by_source, in_window, merge_scores
+from pipeline.difficulty import differential_by_source, in_window
 from pipeline.filter.roles import decontaminated_against
 from pipeline.heldout import eval_group, from_date
 from pipeline.model_references import model_written, split_unverified, unverified_by_source, with_origins
@@ -47,17 +47,19 @@ def sample_note(rejected: Sequence[Row]) -> str | None:
             "(`filter_problems` `sample_per_source` empty).")
 
 
-def release(verified: list[Row], scores: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
+def release(problems: list[Row], rejected: list[Row], config: ShardConfig, out_dir: str, *,
             heldout: Sequence[Row] = (), references: Sequence[Row] = (),
             stages: dict[str, StageStats] | None = None) -> StageResult:
     """Write the dataset under ``out_dir``; ``stats`` holds the split counts, the file manifest and the card.
 
-    ``rejected``: every stage's rejects (the card reports them per reason); ``heldout``: the
+    ``problems``: the difficulty stage's (:func:`pipeline.difficulty.score_problems`: verified rows
+    with their pass rate, the differential round's tests and the model's passing sample; rows with
+    no score, such as Verify's own in a run without a model, are released unscored); ``rejected``: every stage's rejects (the card reports them per reason); ``heldout``: the
     verified held-out rows (the test split); ``references``: the benchmark and held-out rows the
     training rows were decontaminated against (the card counts what each removed); ``stages``:
     the earlier stages' counts, in order (the card's rows per stage, with the release's own).
     """
-    rows = [with_origins(row) for row in merge_scores(verified, scores)]
+    rows = [with_origins({"pass_rate": None, "difficulty": None, "differential_added": None, **row}) for row in problems]
     kept, rejects = [], []
     for row in rows:
         if in_window(row["pass_rate"], config.min_pass_rate, config.max_pass_rate):
@@ -77,13 +79,13 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
         entry["unverified"] += not row.get("verified")
     histogram = dict(Counter(str(row["difficulty"]) for row in train))
     verify_rejects = [r for r in rejected if r["stage"] == VERIFY]
-    own = StageStats(len(verified), len(kept), len(rejects), dict(Counter(r["reason"] for r in rejects)))
+    own = StageStats(len(problems), len(kept), len(rejects), dict(Counter(r["reason"] for r in rejects)))
     card = card_markdown(
         {**(stages or {}), RELEASE: own},
         dict(Counter(r["reason"] for r in rejected)), sources, histogram, written.counts,
         figures=card_figures(out_dir, train, histogram),
-        test_strength=strength_markdown(strength_by_source(verified, verify_rejects)),
-        verify_funnel=funnel_markdown(funnel_by_source(verified, verify_rejects)),
+        test_strength=strength_markdown(strength_by_source(problems, verify_rejects)),
+        verify_funnel=funnel_markdown(funnel_by_source(problems, verify_rejects)),
         decontamination=decontaminated_against(references, rejected),
         unverified=unverified_by_source(kept), train_on_unverified=config.train_on_unverified,
         differential=differential_by_source(rows),
@@ -93,7 +95,7 @@ def release(verified: list[Row], scores: list[Row], rejected: list[Row], config:
     manifest = ([{"split": s, "layout": "canonical", "path": p} for s, paths in written.files.items() for p in paths]
                 + [{"split": s, "layout": "verl", "path": p} for s, p in written.verl_files.items()])
     return StageResult(kept, rejects).count(
-        len(verified), splits=written.counts, manifest=manifest, difficulty=histogram, card=card,
+        len(problems), splits=written.counts, manifest=manifest, difficulty=histogram, card=card,
         model_references=sum(1 for r in kept if model_written(r)),
         card_path=write_card(out_dir, card), eval_split=config.eval_split,
         heldout_groups=dict(Counter(eval_group(r) for r in heldout)) if heldout is not None else None,

@@ -155,14 +155,12 @@ REJECT_SCHEMA = pa.schema(
     ]
 )
 
-# A model's pass rate per problem (``pipeline.difficulty``; its other columns are kept as they come).
-SCORE_SCHEMA = pa.schema([pa.field("problem_id", pa.string()), pa.field("pass_rate", pa.float64()),
-                          pa.field("difficulty", pa.string()), pa.field("model", pa.string()),
-                          pa.field("passing_solution", pa.string()),  # a sample that passed every test
-                          # the differential round (pipeline.verify.testgen.differential): inputs it added, the
-                          # tests it made (JSON), and a hash of the tests it grew (stale when they changed)
-                          pa.field("round_added", pa.int64()), pa.field("round_tests", pa.string()),
-                          pa.field("round_base", pa.string())])
+# The difficulty stage's problems (``pipeline.difficulty.score_problems``): the verified columns (the tests
+# as the differential round grew them), the model's pass rate, and its passing sample (not released).
+SCORED_SCHEMA = pa.schema(PROBLEM_FIELDS + PROCESS_FIELDS + VERIFY_FIELDS
+                          + [f for f in DATASET_FIELDS if f.name in ("pass_rate", "difficulty", "difficulty_model",
+                                                                     "differential_added")]
+                          + [pa.field("model_solution", pa.string())])  # a sample that passed every test
 # The released files: one row per shard (canonical layout) or per split (verl's layout).
 MANIFEST_SCHEMA = pa.schema([pa.field("split", pa.string()), pa.field("layout", pa.string()), pa.field("path", pa.string())])
 

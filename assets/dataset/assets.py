@@ -28,11 +28,11 @@ from assets.metadata import (
     table_metadata,
 )
 from assets.resources import EvaluatorResource, SamplerResource
-from pipeline.difficulty import DifficultyConfig, ScoreCache, differential_by_source, merge_scores, score_problems
+from pipeline.difficulty import DifficultyConfig, ScoreCache, differential_by_source, score_problems
 from pipeline.filter import FilterConfig, benchmark_sets, filter_sources
 from pipeline.paths import data_root
 from pipeline.release import release
-from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORE_SCHEMA, VERIFIED_SCHEMA, rows_to_table
+from pipeline.schema import MANIFEST_SCHEMA, PROCESSED_SCHEMA, REJECT_SCHEMA, SCORED_SCHEMA, VERIFIED_SCHEMA, rows_to_table
 from pipeline.shards import ShardConfig
 from pipeline.stage import StageResult
 from pipeline.verify import VerifyConfig, strength_by_source, strength_markdown, verify_heldout
@@ -148,9 +148,12 @@ def verify_heldout_problems(context: dg.AssetExecutionContext, config: VerifyRun
                     metadata={**rejects_metadata(result.rejects), **stats})
 
 
-@dg.asset(group_name=GROUP, automation_condition=EAGER, description="Pass rate of k model samples per verified problem (cached per model/k/T/prompt).")
-def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunConfig, sampler: SamplerResource,
-                      evaluator: EvaluatorResource, verified_problems: Rows):
+@dg.asset(group_name=GROUP, automation_condition=EAGER,
+          description="The verified problems with the pass rate of k model samples each (the first sample_size "
+                      "scored, scores cached per problem, tests and model/k/T/prompt), the tests the differential "
+                      "round grew, and the model's passing sample: the table the release reads.")
+def scored_problems(context: dg.AssetExecutionContext, config: DifficultyRunConfig, sampler: SamplerResource,
+                    evaluator: EvaluatorResource, verified_problems: Rows):
     settings = to_dataclass(DifficultyConfig, config)
     cache = ScoreCache(f"{data_root()}/cache/difficulty_scores.parquet")
     started = time.monotonic()
@@ -159,16 +162,17 @@ def difficulty_scores(context: dg.AssetExecutionContext, config: DifficultyRunCo
         model = sampler.make_sampler()
     with model:
         startup_s = round(time.monotonic() - started, 2)  # model load; vLLM's engine start
-        scores, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info,
-                                       backend=evaluator.make_backend())
+        problems, stats = score_problems(verified_problems, model, settings, cache, progress=context.log.info,
+                                         backend=evaluator.make_backend())
+    rated = [p for p in problems if p["pass_rate"] is not None]
     context.add_output_metadata({
-        **table_metadata(scores), **difficulty_metadata(dict(Counter(s["difficulty"] for s in scores)), [s["pass_rate"] for s in scores]),
-        **stage_metadata(StageResult(scores).count(len(verified_problems), **stats).stats),
+        **table_metadata(problems), **difficulty_metadata(dict(Counter(p["difficulty"] for p in rated)), [p["pass_rate"] for p in rated]),
+        **stage_metadata(StageResult(problems).count(len(verified_problems), **stats).stats),
         "backend": sampler.backend, "evaluator": evaluator.backend, "model": model.model_id, "startup_s": startup_s,
         "problems_per_s": stats["problems_per_s"], "tokens_per_s": stats["tokens_per_s"],
-        "differential_round_by_source": dg.MetadataValue.json(differential_by_source(merge_scores(verified_problems, scores))),
+        "differential_round_by_source": dg.MetadataValue.json(differential_by_source(problems)),
     })
-    return rows_to_table(scores, SCORE_SCHEMA)
+    return rows_to_table(problems, SCORED_SCHEMA)
 
 
 @dg.asset(
@@ -197,12 +201,12 @@ def rejected_problems(context: dg.AssetExecutionContext, collect_rejects, proces
                       "held-out problems; config unverified: problems whose tests no program has passed; config "
                       "source_tests: problems whose tests were not made strong), dataset card, and verl's RL layout; "
                       "returns the file manifest.")
-def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, verified_problems: Rows,
-                       difficulty_scores: Rows, rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
+def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig, scored_problems: Rows,
+                       rejected_problems: Rows, verified_heldout: Rows, benchmark_problems: Rows):
     out_dir = f"{data_root()}/dataset"
     stages = stage_counts(context.instance, STAGE_ASSETS)
     settings = to_dataclass(ShardConfig, config)
-    result = release(verified_problems, difficulty_scores, rejected_problems, settings, out_dir,
+    result = release(scored_problems, rejected_problems, settings, out_dir,
                      heldout=verified_heldout, references=benchmark_problems, stages=stages)
     stats = result.stats
     released = {r["problem_id"] for r in result.kept}
@@ -213,7 +217,7 @@ def microcoder_dataset(context: dg.AssetExecutionContext, config: ShardRunConfig
         "unverified": stats["splits"]["unverified"], "source_tests": stats["splits"]["source_tests"],
         "model_references": stats["model_references"],
         **({"heldout_groups": dg.MetadataValue.json(stats["heldout_groups"])} if stats["heldout_groups"] is not None else {}),
-        **source_mix_metadata([r for r in verified_problems if r["problem_id"] in released]),
+        **source_mix_metadata([r for r in scored_problems if r["problem_id"] in released]),
         **difficulty_metadata(stats["difficulty"], [r["pass_rate"] for r in result.kept if r.get("pass_rate") is not None]),
         "dataset_dir": dg.MetadataValue.path(out_dir), "card": dg.MetadataValue.md(stats["card"]),
         "card_path": dg.MetadataValue.path(stats["card_path"]),

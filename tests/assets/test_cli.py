@@ -221,7 +221,7 @@ def test_main_job_run_configs_are_valid_for_their_jobs(monkeypatch):
         assert dg.validate_run_config(resolve_job(job), config), job
     ops = sample_run_config(3)["ops"]
     assert ops["filter_problems"]["config"]["sample_per_source"] == 3
-    assert "sample_size" not in ops["difficulty_scores"]["config"] and "verify_problems" not in ops  # every row they get
+    assert "sample_size" not in ops["scored_problems"]["config"] and "verify_problems" not in ops  # every row they get
     assert "filter_problems" not in sample_run_config(None)["ops"]
     assert "resources" not in sample_run_config(8)
     monkeypatch.setenv("MICROCODER_SAMPLER_MODEL", "/models/mine")  # the environment's settings stay

@@ -78,7 +78,7 @@ def test_dagster_refuses_to_load_the_code_location(tmp_path):
         ("training_job", {"ops": {"grpo_training_run": {"config": {"preset": "ppo"}}}}, "grpo_training_run:config:preset"),
         ("training_job", {"ops": {"grpo_training_run": {"config": {"steps": "two"}}}}, "grpo_training_run:config:steps"),
         ("dataset_job", {"resources": {"sampler": {"config": {"backend": "vlm"}}}}, "sampler:config:backend"),
-        ("dataset_job", {"ops": {"difficulty_scores": {"config": {"samples": 4}}}}, "difficulty_scores:config"),
+        ("dataset_job", {"ops": {"scored_problems": {"config": {"samples": 4}}}}, "scored_problems:config"),
     ],
 )
 def test_bad_run_config_is_refused_at_launch(env, job, run_config, path):

@@ -30,7 +30,7 @@ def built(tmp_path_factory, shared_data, built_instance):
         assert defs.resolve_job_def("ingest_job").execute_in_process(partition_key=key, instance=instance, resources=resources).success
     run_config = {
         "ops": {
-            "difficulty_scores": {"config": {"sample_size": 3, "k": 2, "max_tokens": 48}},
+            "scored_problems": {"config": {"sample_size": 3, "k": 2, "max_tokens": 48}},
             "verify_problems": {"config": {"generation": {"sample_per_source": 4}}},
             "microcoder_dataset": {"config": {"test_fraction": 0.2}},
         }

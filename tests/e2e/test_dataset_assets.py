@@ -32,7 +32,7 @@ def test_every_dataset_asset_reports_its_stage_counts_the_same_way(built, built_
         assert set(STAGE_KEYS) <= set(metadata), (key, sorted(metadata))
         rows_in, kept, rejected = (metadata[k].value for k in ("rows_in", "rows_kept", "rows_rejected"))
         assert rejected == sum(metadata["stage_reasons"].value.values()), key
-        if key.to_user_string() not in ("microcoder_dataset", "difficulty_scores"):  # a window, a sample
+        if key.to_user_string() != "microcoder_dataset":  # a window
             assert kept + rejected == rows_in, key
 
 
@@ -131,9 +131,14 @@ def test_verl_layout(built):
     assert row["extra_info"]["problem_id"]
 
 
-def test_difficulty_scores_carry_model_settings(built):
+def test_scored_problems_are_the_verified_problems_with_the_samples_pass_rate(built):
+    """Difficulty returns problems, not scores: every verified problem, the sample scored (with the
+    model that scored it), one table the release reads."""
     root, _ = built
-    scores = pl.read_parquet(root / "assets" / "difficulty_scores.parquet")
-    assert scores.height == 3
-    assert set(scores["k"].to_list()) == {2}
-    assert all(0.0 <= r <= 1.0 for r in scores["pass_rate"].to_list())
+    problems = pl.read_parquet(root / "assets" / "scored_problems.parquet")
+    verified = pl.read_parquet(root / "assets" / "verified_problems.parquet")
+    assert sorted(problems["problem_id"].to_list()) == sorted(verified["problem_id"].to_list())
+    scored = problems.filter(pl.col("pass_rate").is_not_null())
+    assert scored.height == 3 and scored["difficulty_model"].null_count() == 0
+    assert all(0.0 <= r <= 1.0 for r in scored["pass_rate"].to_list())
+    assert problems.filter(pl.col("pass_rate").is_null())["difficulty"].null_count() == problems.height - 3

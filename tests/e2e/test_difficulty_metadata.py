@@ -7,7 +7,7 @@ import pytest
 
 def test_difficulty_metadata_names_backend_and_throughput(built) -> None:
     _, result = built
-    [event] = result.asset_materializations_for_node("difficulty_scores")
+    [event] = result.asset_materializations_for_node("scored_problems")
     metadata = {key: getattr(value, "value", value) for key, value in event.metadata.items()}
     assert metadata["backend"] == "transformers"  # the resource's default
     assert metadata["model"] == "SmolLM2-135M-Instruct.Q4_1"

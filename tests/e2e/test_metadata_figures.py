@@ -34,7 +34,7 @@ def test_figures_from_the_built_assets(built):
     _png_of(lengths["statement_chars"])
     _png_of(lengths["tests_per_problem"])
     assert lengths["statement_chars_median"] > 0
-    scores = pl.read_parquet(root / "assets" / "difficulty_scores.parquet")
+    scores = pl.read_parquet(root / "assets" / "scored_problems.parquet").filter(pl.col("pass_rate").is_not_null())
     histogram = dict(scores.group_by("difficulty").len().iter_rows())
     difficulty = difficulty_metadata(histogram, scores["pass_rate"].to_list())
     _png_of(difficulty["difficulty_chart"])

@@ -8,6 +8,7 @@ sampler replays them through the :class:`Sampler` interface, as any backend retu
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
+from pipeline.difficulty import DifficultyConfig, ScoreCache, cache_key, score_problems
 from pipeline.model_references import MODEL_ORIGIN, SOURCE_ORIGIN
 from pipeline.release import release
 from pipeline.samplers.base import Completion, Sampler
@@ -67,19 +68,20 @@ def test_a_passing_sample_is_the_reference_and_the_rest_are_released_apart(probl
     # first: a wrong program then a right one; second: only wrong ones
     samples = [[programs[0][False][0], programs[0][True][0]], [programs[1][False][0], programs[1][False][-1]]]
     cache = ScoreCache(str(tmp_path / "scores.parquet"))
-    scores, _ = score_problems(orphans + [sourced], RecordedSampler(sorted_like(orphans + [sourced], samples)),
+    scored, _ = score_problems(orphans + [sourced], RecordedSampler(sorted_like(orphans + [sourced], samples)),
                                DifficultyConfig(k=2, max_tokens=64), cache)
-    by_id = {s["problem_id"]: s for s in scores}
-    assert by_id[first["problem_id"]]["passes"] == 1
-    right = by_id[first["problem_id"]]["passing_solution"]
+    by_id = {s["problem_id"]: s for s in scored}
+    assert by_id[first["problem_id"]]["pass_rate"] == 0.5
+    right = by_id[first["problem_id"]]["model_solution"]
     assert right.strip() == programs[0][True][0].strip()
-    assert by_id[second["problem_id"]]["passing_solution"] is None
+    assert by_id[second["problem_id"]]["model_solution"] is None
     cache.save()  # the program survives the cache
-    assert ScoreCache(cache.url).get(by_id[first["problem_id"]]["cache_key"])["passing_solution"] == right
+    assert ScoreCache(cache.url).get(cache_key(first, "mapcoder-gpt4-recorded", DifficultyConfig(k=2, max_tokens=64)))[
+        "passing_solution"] == right
 
     out = tmp_path / "dataset"
     # none of them went through test generation here: the release rule for that has its own test
-    result = release(orphans + [sourced], scores, [], ShardConfig(train_on_source_tests=True), str(out))
+    result = release(scored, [], ShardConfig(train_on_source_tests=True), str(out))
     assert result.stats["splits"]["unverified"] == 1 and result.stats["model_references"] == 1
     train = {r["problem_id"]: r for r in pq.read_table(out / "data" / "train-00000-of-00001.parquet").to_pylist()}
     adopted = train[first["problem_id"]]
@@ -95,7 +97,7 @@ def test_a_passing_sample_is_the_reference_and_the_rest_are_released_apart(probl
     assert "| mbpp | 2 | 1 | 1 |" in card and "| unverified | 1 |" in card
     assert f"| mbpp | 3 | 1 | {sourced['license']} |" in card  # every released row's licence, both configs
 
-    back = release(orphans + [sourced], scores, [], ShardConfig(train_on_unverified=True, train_on_source_tests=True),
+    back = release(scored, [], ShardConfig(train_on_unverified=True, train_on_source_tests=True),
                    str(tmp_path / "back"))
     assert back.stats["splits"]["unverified"] == 0 and back.stats["splits"]["train"] == 3
     assert second["problem_id"] in problem_ids(str(tmp_path / "back" / "verl" / "train.parquet"), "verl")
@@ -115,9 +117,10 @@ def test_a_cached_pass_without_its_program_is_sampled_again(tmp_path):
     assert cache.get("b")["passes"] == 0 and cache.get("c")["passing_solution"] == "print(1)"
 
 
-def test_a_score_made_without_the_round_is_not_reused_with_it():
-    from pipeline.difficulty import cache_key
-
+def test_a_score_is_reused_only_with_the_round_and_the_tests_it_was_made_with(problems):
+    _, sourced, _ = problems
     on, off = DifficultyConfig(), DifficultyConfig(differential=False)
-    assert cache_key("p", "m", on) != cache_key("p", "m", off)  # the round's rejections change the pass rate
-    assert cache_key("p", "m", on) == cache_key("p", "m", DifficultyConfig(round_budget_s=on.round_budget_s))
+    assert cache_key(sourced, "m", on) != cache_key(sourced, "m", off)  # the round's rejections change the pass rate
+    assert cache_key(sourced, "m", on) == cache_key(sourced, "m", DifficultyConfig(round_budget_s=on.round_budget_s))
+    changed = dataclasses.replace(sourced["tests"], time_limit_s=(sourced["tests"].time_limit_s or 1.0) + 1.0)
+    assert cache_key({**sourced, "tests": changed}, "m", on) != cache_key(sourced, "m", on)  # Verify changed them

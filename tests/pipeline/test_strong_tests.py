@@ -35,7 +35,7 @@ def test_only_problems_with_generated_tests_train(verified, tmp_path):
     assert all(weakness(r) == NOT_MEASURED for r in source_only)  # MBPP's 3 asserts: no adversary ran on them
 
     out = tmp_path / "dataset"
-    result = release(verified, [], [], ShardConfig(), str(out))
+    result = release(verified, [], ShardConfig(), str(out))
     assert result.stats["splits"]["train"] == 2 and result.stats["splits"]["source_tests"] == 2
     train = problem_ids(str(out / "data" / "train-00000-of-00001.parquet"), "canonical")
     assert train == {r["problem_id"] for r in generated}
@@ -47,7 +47,7 @@ def test_only_problems_with_generated_tests_train(verified, tmp_path):
     assert "- config_name: source_tests" in card and "path: source_tests/train-*" in card
     assert "| mbpp | 2 | 0 | 2 | 0 |" in card  # per source: strong, examples_only, not_measured, adversary_passes
 
-    back = release(verified, [], [], ShardConfig(train_on_source_tests=True), str(tmp_path / "back"))
+    back = release(verified, [], ShardConfig(train_on_source_tests=True), str(tmp_path / "back"))
     assert back.stats["splits"]["train"] == 4 and back.stats["splits"]["source_tests"] == 0
 
 

@@ -202,13 +202,12 @@ class _Replay:
 def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(processed, source, at, tmp_path):
     """Generation keeps a reserve; a sample that passes the selected tests but is wrong on one reserve
     input is rejected by the round, which adds exactly that input; the reference adds nothing (an
-    ``assert``, a ``stdin`` and a ``call`` problem). The score, cached, merged and released, carries
-    the grown tests (the ``assert`` problem)."""
-    import pyarrow as pa
+    ``assert``, a ``stdin`` and a ``call`` problem). The scored problem, cached and released, carries
+    the grown tests (the ``assert`` problem); a cached score is one on the same tests."""
     import pyarrow.parquet as pq
 
     from evaluator.backend import LocalBackend
-    from pipeline.difficulty import SCORE_COLUMNS, DifficultyConfig, ScoreCache, merge_scores, score_problems
+    from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
     from pipeline.release import release
     from pipeline.shards import ShardConfig
     from pipeline.verify.testgen import differential_round, read_reserve
@@ -239,28 +238,24 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     if source != "mbpp":
         return
     cache = ScoreCache(str(tmp_path / "scores.parquet"))
-    scores, stats = score_problems([row], _Replay([wrong, right]), DifficultyConfig(k=2), cache)
-    assert scores[0]["passes"] == 1 and scores[0]["passing_solution"].strip() == right.strip()
+    [problem], stats = score_problems([row], _Replay([wrong, right]), DifficultyConfig(k=2), cache)
+    assert problem["pass_rate"] == 0.5 and problem["model_solution"].strip() == right.strip()
+    assert problem["tests"].to_json() == grown.tests.to_json() and problem["differential_added"] == 1
+    assert problem["num_tests"] == row["tests"].count + 1
     assert stats["round_added"] == 1 and stats["round_rejected"] == 1
     cache.save()
-    [cached] = ScoreCache(cache.url).rows.values()
-    [merged] = merge_scores([row], [cached])
-    assert merged["tests"].to_json() == grown.tests.to_json() and merged["differential_added"] == 1
-    assert merged["num_tests"] == row["tests"].count + 1
-    [stale] = merge_scores([{**row, "tests": grown.tests}], [cached])  # Verify's tests changed since: kept
-    assert stale["tests"] is grown.tests and stale["differential_added"] == 0
+    [again], stats = score_problems([row], _Replay([]), DifficultyConfig(k=2), ScoreCache(cache.url))
+    assert stats["cached"] == 1 and again["tests"].to_json() == grown.tests.to_json()  # the cached round, no sample
+    changed = {**row, "tests": grown.tests}  # Verify's tests changed since: scored again, on its tests
+    [rescored], stats = score_problems([changed], _Replay([right, right]), DifficultyConfig(k=2), ScoreCache(cache.url))
+    assert stats["cached"] == 0 and rescored["tests"] is grown.tests and rescored["differential_added"] == 0
 
-    # released: the grown tests, the count per row and per source, no reserve
-    out = release([row], [cached], [], ShardConfig(), str(tmp_path / "dataset")).stats
+    # released as the stage returned it: the grown tests, the count per row and per source, no reserve
+    out = release([problem], [], ShardConfig(), str(tmp_path / "dataset")).stats
     [released] = pq.read_table(tmp_path / "dataset" / "data" / "train-00000-of-00001.parquet").to_pylist()
     assert released["differential_added"] == 1 and "reserve_inputs" not in released
     assert released["tests"] == grown.tests.to_json()
     assert "| mbpp | 1 | 1 | 1 |" in out["card"].split("## Differential round")[1]
-
-    old = [c for c in SCORE_COLUMNS if not c.startswith("round_")]  # a cache written before the round
-    pq.write_table(pa.Table.from_pylist([{c: cached[c] for c in old}]), tmp_path / "old.parquet")
-    [before] = ScoreCache(str(tmp_path / "old.parquet")).rows.values()
-    assert merge_scores([row], [before])[0]["tests"] is row["tests"]
 
 
 def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys_test(processed):
