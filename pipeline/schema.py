@@ -79,8 +79,9 @@ class GenerationColumns:
     mutants_equivalent: int = 0  # no generated input tells them from the reference
     mutation_score_before: float | None = None  # share of the other mutants the source's tests reject
     mutation_score: float | None = None  # ... that the final tests reject
-    # JSON [[repr(input), repr(answer), how made]]: answered inputs not selected, for the difficulty
-    # stage's differential round (pipeline.verify.testgen.differential); not released
+    # JSON [[input, answer, how made]], each in its test kind's encoding (stdin: the text; a call: its
+    # Python literal): answered inputs not selected, for the difficulty stage's differential round
+    # (pipeline.verify.testgen.differential); not released
     reserve_inputs: str = "[]"
 
     def columns(self) -> dict[str, Any]:

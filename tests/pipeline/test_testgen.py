@@ -213,7 +213,7 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     from pipeline.verify.testgen import differential_round, read_reserve
 
     [row] = _verify([processed[source][at]], max_tests=2).kept
-    reserve = read_reserve(row["reserve_inputs"])
+    reserve = read_reserve(row)
     assert row["generated_tests"] == 2 and len(reserve) >= 2
     value = reserve[1][0]
     wrong, right = _special_cased(row, value, row["tests"].kind), row["solutions"][0]
@@ -286,7 +286,7 @@ def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_re
     from pipeline.verify.testgen import differential_round, read_reserve
 
     [row] = _verify([processed["mbpp"][0]], max_tests=2).kept
-    edges = [(value, label) for value, _, label in read_reserve(row["reserve_inputs"]) if label.startswith("edge:")]
+    edges = [(value, label) for value, _, label in read_reserve(row) if label.startswith("edge:")]
     assert edges and all(label.split(":")[1] in {"empty", "single", "ties", "long"} for _, label in edges)
     value = edges[0][0]
     wrong, right = _special_cased(row, value, "assert"), row["solutions"][0]

@@ -18,7 +18,6 @@ one the reward applies, so a sample the round rejects fails the final tests too.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -27,31 +26,29 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
-from pipeline.verify.testgen.kind import Candidate, Program, Runs, cover, is_edge, kind_for
+from pipeline.verify.testgen.kind import Candidate, Program, Runs, TestKind, cover, is_edge, kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 
 
-def reserve_entry(value: Any, answer: Any, label: str) -> list[str] | None:
-    """An answered input as ``[repr(input), repr(answer), label]``, where both reprs are short and
-    read back as the same values (None: not, a NaN say)."""
-    try:
-        texts = [repr(value), repr(answer)]  # an int past Python's digit limit has no repr
-        if any(len(t) > MAX_RESERVE_CHARS for t in texts):
-            return None
-        if any(repr(ast.literal_eval(t)) != t for t in texts):
-            return None
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+def reserve_entry(kind: TestKind, value: Any, answer: Any, label: str) -> list[str] | None:
+    """An answered input as ``[input, answer, label]``, each written in its kind's encoding
+    (:meth:`~pipeline.verify.testgen.kind.TestKind.encode`), where both are short and read back as the
+    same values (None: not, a NaN say)."""
+    texts = [kind.encode(value), kind.encode(answer)]
+    if any(t is None or len(t) > MAX_RESERVE_CHARS for t in texts):
         return None
     return [*texts, label]
 
 
-def read_reserve(text: str | None) -> list[tuple[Any, Any, str]]:
-    """A row's ``reserve_inputs``: (input, answer, how it was made); a bad column reads as none."""
+def read_reserve(row: dict[str, Any]) -> list[tuple[Any, Any, str]]:
+    """A row's ``reserve_inputs``, read by its tests' kind: (input, answer, how it was made); a bad
+    column reads as none."""
     try:
-        entries = json.loads(text or "[]")
-        return [(ast.literal_eval(x), ast.literal_eval(a), str(label)) for x, a, label in entries]
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        kind = kind_for(row["tests"])
+        entries = json.loads(row.get("reserve_inputs") or "[]")
+        return [(kind.decode(x), kind.decode(a), str(label)) for x, a, label in entries]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError, KeyError):
         return []
 
 
@@ -67,8 +64,10 @@ class RoundResult:
 
 def _candidate(row: dict[str, Any], samples: list[tuple[int, str]]) -> Candidate | None:
     """The row's reserve as a generation candidate, with its passing samples as the adversaries."""
-    reserve = read_reserve(row.get("reserve_inputs"))
-    if not reserve or not samples or not isinstance(row.get("tests"), Tests):
+    if not samples or not isinstance(row.get("tests"), Tests):
+        return None
+    reserve = read_reserve(row)
+    if not reserve:
         return None
     cand = Candidate(row, kind_for(row["tests"]))
     try:

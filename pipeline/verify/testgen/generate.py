@@ -323,12 +323,12 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
         if len(entries) >= config.reserve:
             break
         if cand.kind.expected_text(cand.expected[i]) is not None:
-            entry = reserve_entry(cand.inputs[i], cand.expected[i], cand.labels[i])
+            entry = reserve_entry(cand.kind, cand.inputs[i], cand.expected[i], cand.labels[i])
             if entry is not None:
                 entries.append(entry)
     for i, answer in cand.edge_answers.items():  # every answered edge: the round is their only way in
         if cand.kind.expected_text(answer) is not None:
-            entry = reserve_entry(cand.inputs[i], answer, cand.labels[i])
+            entry = reserve_entry(cand.kind, cand.inputs[i], answer, cand.labels[i])
             if entry is not None:
                 entries.append(entry)
     return json.dumps(entries, ensure_ascii=False)

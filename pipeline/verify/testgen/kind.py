@@ -14,6 +14,7 @@ a new kind is one module that registers itself (``tests/pipeline/test_kind_seam.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -287,6 +288,19 @@ class TestKind:
     def small(self, value: Any) -> bool:
         """Whether an input is small enough for a brute force to answer."""
         raise NotImplementedError
+
+    def encode(self, value: Any) -> str | None:
+        """An input or an answer as text that :meth:`decode` reads back as the same value (the
+        reserve's encoding; None: it does not read back). A call's: its Python literal."""
+        try:
+            text = repr(value)  # an int past Python's digit limit has no repr
+            return text if repr(ast.literal_eval(text)) == text else None  # a NaN does not read back
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
+    def decode(self, text: str) -> Any:
+        """What :meth:`encode` wrote, read back."""
+        return ast.literal_eval(text)
 
     def from_json(self, value: Any) -> Any:
         """An input from the JSON a model-written generator printed (None: not one)."""

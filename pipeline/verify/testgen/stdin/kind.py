@@ -78,6 +78,12 @@ class StdinKind(TestKind):
     def small(self, value: Any) -> bool:
         return isinstance(value, str) and len(value) <= SMALL_STDIN_CHARS
 
+    def encode(self, value: Any) -> str | None:
+        return value if isinstance(value, str) else None  # an input and its output are text already
+
+    def decode(self, text: str) -> Any:
+        return text
+
     def from_json(self, value: Any) -> Any:
         return (value if value.endswith("\n") else value + "\n") if isinstance(value, str) and value.strip() else None
 
