@@ -90,13 +90,13 @@ class _Judging:
             return Verdict.WRONG_ANSWER, f"checker rejected: {msg}".strip()
         return Verdict.ACCEPTED, ""
 
-    def lifted(self, plan: lift.Plan) -> CaseResult | None:
+    def lifted(self, plan: lift.LiftedTest) -> CaseResult | None:
         """An ``assert`` test whose asserts were lifted: the candidate runs the calls, we compare.
-        None when only the judge can say (see :func:`evaluator.asserts.lifted.decide`)."""
+        None when only the judge can say (see :func:`evaluator.asserts.lifted.verdict`)."""
         text, lines = lifted.payload(plan)
         run = self.run(self.request("calls", block_s=self.block_cap()),
                        {"code": self.code, "steps": text, "lines": lifted.lines_text(lines)})
-        decided = lifted.decide(plan, run, classify)
+        decided = lifted.verdict(plan, run, classify)
         if decided is None:
             return None
         return CaseResult(**decided, time_s=round(run.wall_s, 4), cause=cause_of(run, decided["verdict"]),
@@ -215,7 +215,7 @@ class _Judging:
         out.verdict, out.message, out.cause = verdict, msg, cause_of(run, verdict)
         return out
 
-    def one_by_one(self, cases: list[Any], plan: lift.Plan | None) -> list[CaseResult]:
+    def one_by_one(self, cases: list[Any], plan: lift.LiftedTest | None) -> list[CaseResult]:
         """Each case (an ``assert`` test's one) as a request of its own, in order, until the first
         failure where the options say so."""
         out: list[CaseResult] = []

@@ -1,5 +1,5 @@
 """Lifting simple asserts out of test code: the calls a test makes of the program, as data
-(:class:`Step`), and the checks on what they return (:class:`Check`), as one :class:`Plan`.
+(:class:`Step`), and the checks on what they return (:class:`Check`), as one :class:`LiftedTest`.
 
 Why: an ``assert`` test of a hundred ``assert f(args) == value`` lines costs a judge process and a
 round trip per assert. Lifted, the candidate runs the calls in one go and the parent compares,
@@ -97,7 +97,7 @@ class Check:
 
 
 @dataclass(frozen=True)
-class Plan:
+class LiftedTest:
     """A whole test as calls and checks. ``needs``: program names the checks read (``math``
     where the test does not import it); without them the judge would raise NameError."""
 
@@ -430,8 +430,8 @@ def _all_steps(checks: list[Check]) -> set[int]:
 
 
 @lru_cache(maxsize=1024)
-def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None) -> Plan | None:
-    """The test code as a :class:`Plan`, or None when any part of it must run in the judge.
+def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None) -> LiftedTest | None:
+    """The test code as a :class:`LiftedTest`, or None when any part of it must run in the judge.
 
     ``fn_name``: the entry point (the judge lets the program's function of that name shadow a
     builtin, so such a builtin is not applied here). ``prelude``: the problem's; the names it
@@ -450,7 +450,7 @@ def lift(test_code: str, fn_name: str | None = None, prelude: str | None = None)
         return None
     if not lifter.checks or _all_steps(lifter.checks) != set(range(len(lifter.steps))):
         return None
-    return Plan(tuple(lifter.steps), tuple(lifter.checks), frozenset(lifter.needs))
+    return LiftedTest(tuple(lifter.steps), tuple(lifter.checks), frozenset(lifter.needs))
 
 
 # ----------------------------------------------------------------------------- checking

@@ -7,7 +7,7 @@ crosses) and evaluates each assert itself, in order, as the judge would. The fir
 assert decides, whatever the program did after it; a reply missing before any failure means
 the process ended, which the process's own end decides. Where the parent cannot be sure the
 judge would agree (a value that is not plain data, an exception while comparing, a failing
-assert whose message would call the program), :func:`decide` returns None and the caller asks
+assert whose message would call the program), :func:`verdict` returns None and the caller asks
 the judge.
 """
 
@@ -46,7 +46,7 @@ def lines_text(lengths: list[int]) -> str:
     return " ".join(map(str, lengths))
 
 
-def payload(plan: lift.Plan) -> tuple[str, list[int]]:
+def payload(plan: lift.LiftedTest) -> tuple[str, list[int]]:
     """The plan's steps as the candidate reads them (:func:`evaluator.runtime.steps.run_steps`)."""
     return step_lines([s.to_json() for s in plan.steps])
 
@@ -117,7 +117,7 @@ def reply_lines(run: Run) -> list[dict | None]:
     return out
 
 
-def decide(plan: lift.Plan, run: Run, classify: Callable[[Run, str], tuple[str | None, str]]) -> dict | None:
+def verdict(plan: lift.LiftedTest, run: Run, classify: Callable[[Run, str], tuple[str | None, str]]) -> dict | None:
     """Verdict of a lifted run, with ``calls`` and ``time_per_call_s``; None: ask the judge."""
     if run.candidate is None:  # the fork server or the wall budget failed us: same as any test
         verdict, msg = classify(run, "calls")

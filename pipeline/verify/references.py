@@ -18,7 +18,7 @@ from pipeline.verify.config import Job, VerifyConfig
 CLEAN_VERDICTS = ("accepted", "wrong_answer")  # the program ran to the end: its output is an answer
 
 
-def plan(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
+def reference_jobs(rows: list[dict[str, Any]], config: VerifyConfig) -> list[Job]:
     """Evaluator jobs: every (problem, reference) pair, all cases, no early stop."""
     return [((row["problem_id"], ref_index), code, row["tests"])
             for row in rows for ref_index, code in enumerate((row.get("solutions") or [])[: config.max_references])]

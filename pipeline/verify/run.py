@@ -35,7 +35,7 @@ from evaluator.model import Limits, Options, Result
 from pipeline.schema import Tests
 from pipeline.stage import VERIFY, StageResult, reject
 from pipeline.verify.config import VerifyConfig
-from pipeline.verify.references import decide, plan, run_references
+from pipeline.verify.references import decide, reference_jobs, run_references
 from pipeline.verify.report import outcome_counts
 from pipeline.verify.strength import Role, judge_strength, plan_incorrect
 from pipeline.verify.testgen import generate_tests, timing
@@ -73,7 +73,7 @@ def verify_rows(
     the evaluator, which is what keeps the cores busy."""
     config, backend = config or VerifyConfig(), backend or LocalBackend()
     start = time.monotonic()
-    jobs = plan(rows, config)
+    jobs = reference_jobs(rows, config)
     if progress:
         progress(f"verifying {len(rows)} problems: {len(jobs)} reference runs")
     with timing.phase("references"):
@@ -141,7 +141,7 @@ def verify_heldout(
     config, backend = config or VerifyConfig(), backend or LocalBackend()
     start = time.monotonic()
     kept, rejects = [], []
-    jobs = plan(rows, config)
+    jobs = reference_jobs(rows, config)
     if progress:
         progress(f"verifying {len(rows)} held-out problems: {len(jobs)} reference runs")
     by_problem = run_references(rows, jobs, config, backend)

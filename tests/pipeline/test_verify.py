@@ -190,7 +190,7 @@ def test_a_reference_the_evaluator_failed_runs_once_more():
     again, and the problem is judged on the second run (a main job lost a KodCode problem so)."""
     from evaluator.backend import LocalBackend
     from evaluator.model import Result, Verdict
-    from pipeline.verify import plan, run_references
+    from pipeline.verify import reference_jobs, run_references
 
     tests = CanonicalTests(kind="stdin", cases=[{"input": "2\n", "output": "4\n"}])
     rows = [{"problem_id": "p", "tests": tests, "solutions": ["print(int(input()) * 2)"]}]
@@ -203,7 +203,7 @@ def test_a_reference_the_evaluator_failed_runs_once_more():
                 return [Result.failed(Verdict.INTERNAL_ERROR, "worker start timed out", key=j[0]) for j in jobs]
             return super().evaluate_many(jobs, limits, options)
 
-    by_problem = run_references(rows, plan(rows, VerifyConfig()), VerifyConfig(), Flaky())
+    by_problem = run_references(rows, reference_jobs(rows, VerifyConfig()), VerifyConfig(), Flaky())
     assert calls == [1, 1] and by_problem["p"][0].verdict is Verdict.ACCEPTED
 
 
