@@ -7,10 +7,11 @@ Laid out by test kind, each package with its kind, generators and validator:
 - :mod:`.call`: a function called with arguments (type-aware mutation, the examples' envelope);
 - :mod:`.asserts`: assert blocks and LeetCode's node asserts, run as calls.
 
-Shared by every kind: :mod:`.kind` (the seam a kind implements, and its registry), :mod:`.generate`
-(the driver), :mod:`.planning` (inputs before any program runs), :mod:`.differential` (the difficulty
-stage's round), :mod:`.adversaries`, :mod:`.witnesses`, :mod:`.model_inputs`, :mod:`.constraints` (the
-one place statements are read), :mod:`.structures`, :mod:`.settings` and :mod:`.timing`.
+Shared by every kind: :mod:`.kind` (the seam a kind implements), :mod:`.registry` (the kind of a
+row's tests), :mod:`.generate` (the driver), :mod:`.planning` (inputs before any program runs),
+:mod:`.differential` (the difficulty stage's round), :mod:`.adversaries`, :mod:`.witnesses`,
+:mod:`.model_inputs`, :mod:`.constraints` (the one place statements are read), :mod:`.structures`,
+:mod:`.settings` and :mod:`.timing`.
 
 Names load on first use (:pep:`562`): reading the settings does not import the driver.
 """
@@ -27,7 +28,7 @@ _FACE = {  # name -> the module it lives in
     "RoundResult": "differential",
     "planner": "planning",
     "AllowAll": "kind", "Answers": "kind", "Candidate": "kind", "Job": "kind", "Kills": "kind", "NoInputs": "kind",
-    "Plan": "kind", "Program": "kind", "Runs": "kind", "TestKind": "kind", "hardcoder": "kind", "kind_for": "kind",
+    "Plan": "kind", "Program": "kind", "Runs": "kind", "TestKind": "kind", "hardcoder": "registry", "kind_for": "registry",
     "register_kind": "kind",
 }
 

@@ -26,7 +26,8 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Limits, Options
 from pipeline.schema import Tests
-from pipeline.verify.testgen.kind import Candidate, Program, Runs, TestKind, cover, is_edge, kind_for
+from pipeline.verify.testgen.kind import Candidate, Program, Runs, TestKind, cover, is_edge
+from pipeline.verify.testgen.registry import kind_for
 
 MAX_RESERVE_CHARS = 4000  # an input (or answer) written longer stays out of the reserve
 

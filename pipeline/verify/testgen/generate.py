@@ -56,8 +56,9 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, hardcoder, input_size, is_edge
+from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, input_size, is_edge
 from pipeline.verify.testgen.planning import add_validated, planner
+from pipeline.verify.testgen.registry import hardcoder
 from pipeline.verify.testgen.settings import TestGenConfig
 
 BATCH_PER_WORKER = 32  # problems a batch holds per worker, unless ``batch_problems`` says

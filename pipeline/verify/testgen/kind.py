@@ -6,10 +6,11 @@ selects and reports the same way for every problem; whatever depends on how the 
 (which inputs the examples give, how a program is run on a new one, when two answers are the
 same, how a chosen test is written back) is a :class:`TestKind`'s. After EvalPlus's small
 ``BaseGen`` interface with one implementation per kind of problem, and verl's registries: a kind is
-registered by name (:func:`register_kind`), and :func:`kind_for` finds a row's. The built-in kinds
-live each in its package (:mod:`~pipeline.verify.testgen.stdin.kind`, :mod:`~pipeline.verify.testgen.call.kind`,
-:mod:`~pipeline.verify.testgen.asserts.kind`) and register when :func:`kind_for` is first asked;
-a new kind is one module that registers itself (``tests/pipeline/test_kind_seam.py`` adds one).
+registered by name (:func:`register_kind`), and :func:`pipeline.verify.testgen.registry.kind_for`
+finds a row's. The built-in kinds live each in its package (:mod:`~pipeline.verify.testgen.stdin.kind`,
+:mod:`~pipeline.verify.testgen.call.kind`, :mod:`~pipeline.verify.testgen.asserts.kind`), which import
+this module and never the other way; a new kind is one module that registers itself
+(``tests/pipeline/test_kind_seam.py`` adds one).
 """
 
 from __future__ import annotations
@@ -394,32 +395,3 @@ def register_kind(name: str) -> Callable[[K], K]:
         return cls
 
     return add
-
-
-def _builtin() -> None:
-    """Register the built-in kinds, each in its package (a kind registers itself when its module loads)."""
-    from pipeline.verify.testgen.asserts import kind as _asserts  # noqa: F401
-    from pipeline.verify.testgen.call import kind as _call  # noqa: F401
-    from pipeline.verify.testgen.stdin import kind as _stdin  # noqa: F401
-
-
-def kind_for(tests: Tests) -> TestKind:
-    """The kind of a row's tests: a narrower kind that claims them (``linked`` for an ``assert``
-    block of LeetCode's node asserts), else the kind named as ``tests.kind``."""
-    _builtin()
-    for name, kind in _KINDS.items():
-        if name != tests.kind and kind.serves == tests.kind and kind.claims(tests):
-            return kind
-    if tests.kind not in _KINDS:
-        raise ValueError(f"no test kind is registered for {tests.kind!r}; registered: {sorted(_KINDS)}")
-    return _KINDS[tests.kind]
-
-
-def hardcoder(row: dict[str, Any], plan: Plan | None = None, kind: TestKind | None = None) -> str | None:
-    """The program that memorises the examples the row's statement prints (None: none to write),
-    which a problem's tests must reject: generation's adversary, and Verify's strength check.
-    ``plan``, ``kind``: what generation already read from the tests."""
-    try:
-        return (kind or kind_for(row["tests"])).hardcoder(row, plan)
-    except Exception:  # noqa: BLE001 - no hardcoder for this problem: measured without it
-        return None

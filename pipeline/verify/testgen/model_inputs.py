@@ -20,7 +20,8 @@ from typing import Any
 from evaluator.backend import EvaluatorBackend
 from evaluator.model import Options, Result
 from pipeline.schema import TestCase, Tests
-from pipeline.verify.testgen.kind import TestKind, kind_for
+from pipeline.verify.testgen.kind import TestKind
+from pipeline.verify.testgen.registry import kind_for
 
 MODEL_LABEL = "model:generator"
 PROMPT = """You write test inputs for a programming problem. Write two Python functions.

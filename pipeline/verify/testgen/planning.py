@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kind import Candidate, NoInputs, kind_for
+from pipeline.verify.testgen.kind import Candidate, NoInputs
+from pipeline.verify.testgen.registry import kind_for
 
 
 class PlanSettings(Protocol):

@@ -24,7 +24,7 @@ import dataclasses
 from typing import Any
 
 from evaluator.backend import EvaluatorBackend
-from pipeline.verify.testgen.kind import kind_for
+from pipeline.verify.testgen.registry import kind_for
 
 BRUTE_LABEL = "brute force"
 
