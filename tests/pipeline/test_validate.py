@@ -1,4 +1,4 @@
-"""Input validators and witnesses (``pipeline.verify.testgen.stdin.validate``, ``constraints.layout``,
+"""Input validators and witnesses (``pipeline.verify.testgen.stdin.validate`` and ``call.validate``, ``constraints.layout``,
 ``witnesses``) on real records: the inputs issue 33's run released are refused, every official
 APPS test is accepted, and a lone reference's wrong answer (a model-written HumanEval program that
 passes the base tests, from ``../shared/data/labelled``) is caught by a second witness."""

@@ -5,7 +5,8 @@ For each verified problem with references, after EvalPlus and CodeContests+:
 1. inputs: type-aware mutation of the call arguments (``call`` tests, and ``assert`` tests
    whose simple asserts lift into calls) or a grammar inferred from the ``stdin`` examples; each
    reaches the oracle only when a validator accepts it as one the statement allows
-   (:mod:`pipeline.verify.testgen.stdin.validate`; refusals are counted per reason, ``inputs_invalid``);
+   (its kind's: :mod:`pipeline.verify.testgen.stdin.validate`, :mod:`pipeline.verify.testgen.call.validate`;
+   refusals are counted per reason, ``inputs_invalid``);
 2. the oracle: every reference runs every input; an input is kept only when all of them end
    cleanly within the time limit and agree (the problem's checker, or the evaluator's robust
    comparison). One reference only: the problem is marked ``single_reference_oracle``;

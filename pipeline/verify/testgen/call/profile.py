@@ -2,7 +2,7 @@
 inputs and by what filters them.
 
 Why: generation makes inputs (:mod:`.inputs`), the validator refuses those the problem rules
-out (:class:`~pipeline.verify.testgen.stdin.validate.CallValidator`), and the oracle's answer checks
+out (:class:`~pipeline.verify.testgen.call.validate.CallValidator`), and the oracle's answer checks
 drop answers a lone reference should not be trusted on (:mod:`postconditions`). Each used to read
 the statement and the examples on its own; now each reads this profile:
 
