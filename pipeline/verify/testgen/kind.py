@@ -51,13 +51,6 @@ class Program:
     label: str = ""
 
     @property
-    def name(self) -> str:
-        """How reports and timings name it (``mutant:<label>``, ``hardcoder``, ...)."""
-        if self.role == "mutant":
-            return f"mutant:{self.label}"
-        return self.role if self.role in ("brute", "hardcoder") else f"{self.role}:{self.index}"
-
-    @property
     def first_reference(self) -> bool:
         return self.role == "reference" and self.index == 0
 
