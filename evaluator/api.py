@@ -19,7 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from evaluator import tail
-from evaluator.asserts import lift, lifted, prefetch
+from evaluator.asserts import lift, lifted
+from evaluator.graders import Grader, grader_for
 from evaluator.model import (
     VERDICTS,
     CaseResult,
@@ -63,8 +64,9 @@ class _Judging:
     """One program's evaluation on a held worker: the fixed inputs every case shares."""
 
     def __init__(self, worker: Any, code: str, tests: Tests, limits_: Limits, deadline: float | None,
-                 options: Options) -> None:
+                 options: Options, grader: Grader) -> None:
         self.worker, self.code, self.tests, self.deadline, self.options = worker, code, tests, deadline, options
+        self.grader = grader
         self.limit, self.memory_mb, self.output_mb = limits_.time_for(tests), limits_.memory_for(tests), limits_.output_mb
 
     def request(self, child: str, *, for_tests: bool = True, **extra: Any) -> Request:
@@ -179,19 +181,8 @@ class _Judging:
     def case(self, case: Any | None, prefetch_calls: bool = False) -> CaseResult:
         """One case in processes of its own (for ``assert`` tests: the whole block, with the judge;
         ``prefetch_calls``: its predictable calls run ahead, see :mod:`evaluator.asserts.prefetch`)."""
-        kind, tests = self.tests.kind, self.tests
-        payload = {"code": self.code}
-        extra: dict[str, Any] = {}
-        ahead: tuple = ()
-        if kind == "assert":  # each call gets the limit; the block one per call made, up to a cap
-            payload["test"] = tests.assert_block()
-            extra["block_s"] = self.block_cap()
-            ahead = prefetch.predict(payload["test"], tests.fn_name, tests.prelude) if prefetch_calls else ()
-            if ahead:
-                payload["prefetch"] = prefetch.payload(ahead)
-        else:
-            payload["stdin"] = case.input
-        run = self.run(self.request(kind, **extra), payload)
+        texts, extra, ahead = self.grader.payload(self, case, prefetch_calls)
+        run = self.run(self.request(self.grader.child, **extra), {"code": self.code, **texts})
         report = last_message(run.judge) if run.judge is not None else {}
         if ahead and report.get("status") == "departed" and not run.deadline:
             return self.case(case)  # the test's calls were not the predicted ones: judged one at a time
@@ -204,14 +195,13 @@ class _Judging:
 
     def _judged(self, case: Any | None, run: Run) -> CaseResult:
         """A case's verdict from how its run ended and, where it ran to the end, its output compared."""
-        kind = self.tests.kind
-        verdict, msg = classify(run, kind)
+        verdict, msg = classify(run, self.grader.child)
         out = CaseResult(Verdict.INTERNAL_ERROR, time_s=round(run.wall_s, 4),
                          cpu_s=round(run.candidate.cpu_s, 4) if run.candidate else None)
-        if self.options.keep_output and kind == "stdin" and run.candidate is not None:
+        if self.options.keep_output and self.grader.keeps_stdout() and run.candidate is not None:
             out.output = run.candidate.stdout
         if verdict is None:
-            verdict, msg = self._compare(case, run.candidate) if kind != "assert" else (Verdict.ACCEPTED, "")
+            verdict, msg = self.grader.compared(self, case, run)
         out.verdict, out.message, out.cause = verdict, msg, cause_of(run, verdict)
         return out
 
@@ -232,7 +222,7 @@ class _Judging:
         """A ``stdin`` test's cases as one request to the worker (``Worker.run_each``): each case
         still in a fresh process of its own, judged here as it ends, the next run only if the test
         goes on. The same verdicts as :meth:`case` a case at a time, with one hand-off a case
-        instead of a request, the code sent once (see :func:`batches_stdin`). The results go to
+        instead of a request, the code sent once (see :func:`evaluator.graders.stdin.batches_stdin`). The results go to
         ``shared`` (:mod:`evaluator.tail`): this worker runs the first segment, then helps with the
         segments idle workers took from it, while any has cases not started."""
         seg: tail.Segment | None = shared.segments[0]
@@ -279,7 +269,9 @@ class _Judging:
             return True
         return False
 
-    def _compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
+    def compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]:
+        """A case's output against its expected one: the problem's checker, its special judge, or
+        the robust comparison (:mod:`evaluator.compare`)."""
         cmp, checker, opts = _compare(), self.tests.checker, self.options
         stdout = cand.stdout
         if isinstance(checker, Checker):
@@ -303,27 +295,6 @@ def out_of_budget() -> CaseResult:
 def ends_test(stop: bool) -> Callable[[CaseResult], bool]:
     """Whether no case after this result counts: a failure, where the test stops at its first."""
     return lambda res: stop and res.verdict is not Verdict.ACCEPTED
-
-
-def run_order(tests: Tests, options: Options) -> list[Any]:
-    """The order a test's cases run in: as given, but for a ``stdin`` test that stops at its first
-    failure the smallest input goes first (``Options.smallest_first``). Each case runs alone, so
-    whether the program passes is the same in any order. Why that one: it is the cheapest look at
-    a program (an edge case, in a millisecond), and a wrong program that fails there no longer
-    spends a large case's time limit first; the rest keep the given order, whose first cases (the
-    statement's samples) are where most wrong programs fail."""
-    cases = list(tests.cases)
-    if tests.kind == "stdin" and options.stop_on_first_failure and options.smallest_first and len(cases) > 1:
-        first = min(range(len(cases)), key=lambda k: len(cases[k].input))  # the first of the smallest
-        cases.insert(0, cases.pop(first))
-    return cases
-
-
-def batches_stdin(tests: Tests, worker: Any) -> bool:
-    """Whether a test's cases go to the worker as one request (:meth:`_Judging.stdin_cases`): a
-    ``stdin`` test whose answers are compared here (no special judge, which runs between cases),
-    on a worker whose children have PID namespaces (elsewhere each case's pid line matters)."""
-    return tests.kind == "stdin" and not isinstance(tests.checker, SpecialJudge) and not getattr(worker, "host_pids", True)
 
 
 def evaluate(
@@ -359,10 +330,10 @@ def evaluate(
     the reference, each case in a process of its own that first makes the earlier cases' calls
     (same verdicts, quadratic in the cases).
     ``batch_stdin``: a ``stdin`` test's cases go to the worker as one request, each still in a
-    fresh process of its own, the next started once this one's output compared (:func:`batches_stdin`
+    fresh process of its own, the next started once this one's output compared (:func:`~evaluator.graders.stdin.batches_stdin`
     says where); False: a request a case.
     ``smallest_first``: a ``stdin`` test that stops at its first failure runs its smallest case
-    first, then the others as given (:func:`run_order`): the same pass or fail, often found sooner;
+    first, then the others as given (:func:`~evaluator.graders.stdin.run_order`): the same pass or fail, often found sooner;
     the case that failed is the first found in that order, and ``cases`` lists what ran in that
     order. False: as given.
     ``board``: :func:`evaluate_many`'s, where idle workers take over cases of a ``stdin`` test that
@@ -378,22 +349,25 @@ def evaluate(
     shared: tail.SharedTest | None = None
     try:
         t = as_tests(tests)
-        todo: list[Any] = [None] if t.kind == "assert" else run_order(t, options)
+        grader = grader_for(t)
+        todo = grader.cases(t, options)
         total = len(todo)
-        if not todo or (t.kind == "assert" and not t.assert_code):
+        if not todo:
             raise ValueError("tests have no cases")
-        plan = lift.lift(t.assert_block(), t.fn_name, t.prelude) if options.lift_asserts and t.kind == "assert" else None
+        lifted_test = grader.lifted(t, options)
         with pool.worker(deadline) as worker:
             isolation = worker.isolation
-            judging = _Judging(worker, code, t, limits_, deadline, options)
-            if t.kind == "call":
-                cases += judging.calls(todo, batch=options.batch_calls, stop=options.stop_on_first_failure)
-            elif options.batch_stdin and batches_stdin(t, worker):
-                shared = _shared_test(todo, ends_test(options.stop_on_first_failure), board, pool,
-                                      lambda w: _Judging(w, code, t, limits_, deadline, options), deadline)
-                judging.stdin_cases(todo, shared)
+            judging = _Judging(worker, code, t, limits_, deadline, options, grader)
+
+            def share() -> tail.SharedTest:
+                return _shared_test(todo, ends_test(options.stop_on_first_failure), board, pool,
+                                    lambda w: _Judging(w, code, t, limits_, deadline, options, grader), deadline)
+
+            graded = grader.grade(judging, todo, lifted_test, share)
+            if isinstance(graded, tail.SharedTest):
+                shared = graded
             else:
-                cases += judging.one_by_one(todo, plan)
+                cases += graded
         if shared is not None:  # waited for with no worker held: those helping need theirs
             cases += shared.results()
         verdict = next((c.verdict for c in cases if c.verdict is not Verdict.ACCEPTED), Verdict.ACCEPTED)

@@ -62,6 +62,12 @@ from typing import Any
 from evaluator import checkers
 
 TEST_KINDS: tuple[str, ...] = ("stdin", "call", "assert")
+_GRADED_KINDS: set[str] = set()  # kinds beyond these that a grader registered (evaluator.graders)
+
+
+def add_test_kind(kind: str) -> None:
+    """Let :class:`Tests` be of ``kind``: a grader for it is registered (:func:`evaluator.graders.register_grader`)."""
+    _GRADED_KINDS.add(kind)
 
 # Where a test came from: the source's own, or Verify's generation (by input mutation, by a
 # grammar inferred from the examples, or written by a model); see ``pipeline.verify.testgen``.
@@ -161,8 +167,8 @@ class Tests:
     public_asserts: int = 0  # ``assert`` tests: how many of the block's asserts the statement shows
 
     def __post_init__(self) -> None:
-        if self.kind not in TEST_KINDS:
-            raise ValueError(f"unknown test kind {self.kind!r}; expected one of {TEST_KINDS}")
+        if self.kind not in TEST_KINDS and self.kind not in _GRADED_KINDS:
+            raise ValueError(f"unknown test kind {self.kind!r}; expected one of {TEST_KINDS + tuple(sorted(_GRADED_KINDS))}")
         self.cases = [c if isinstance(c, TestCase) else TestCase(**c) for c in self.cases or []]
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from evaluator import Limits, evaluate
-from evaluator.api import batches_stdin
+from evaluator.graders.stdin import batches_stdin
 from evaluator.model import as_tests
 from evaluator.sandbox.pool import WorkerPool
 
