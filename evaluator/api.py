@@ -67,16 +67,16 @@ class _Judging:
                  options: Options, grader: Grader) -> None:
         self.worker, self.code, self.tests, self.deadline, self.options = worker, code, tests, deadline, options
         self.grader = grader
-        self.limit, self.memory_mb, self.output_mb = limits_.time_for(tests), limits_.memory_for(tests), limits_.output_mb
+        self.time_s, self.memory_mb, self.output_mb = limits_.time_for(tests), limits_.memory_for(tests), limits_.output_mb
 
     def request(self, child: str, *, for_tests: bool = True, **extra: Any) -> Request:
-        return server_request(child, self.limit, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
+        return server_request(child, self.time_s, self.memory_mb, self.output_mb, self.tests if for_tests else None, **extra)
 
     def run(self, request: Request, payload: dict) -> Run:
         return Run.from_wire(self.worker.run(request, payload, self.deadline))
 
     def block_cap(self) -> float:
-        return limits.block_cap(self.limit, None if self.deadline is None else self.deadline - time.monotonic())
+        return limits.block_cap(self.time_s, None if self.deadline is None else self.deadline - time.monotonic())
 
     # -- the ways a case is judged ------------------------------------------------------------
     def checker(self, judge: SpecialJudge, case: Any, actual: str) -> tuple[Verdict, str]:
@@ -136,7 +136,7 @@ class _Judging:
             try:
                 outcomes, run = values.run_batch(self.worker, self.code, self.tests, [c.input for c in todo],
                                                  ("entry", self.tests.fn_name or ""),
-                                                 Limits(self.limit, self.memory_mb, self.output_mb), self.deadline,
+                                                 Limits(self.time_s, self.memory_mb, self.output_mb), self.deadline,
                                                  cases=True)
             except Exception as exc:  # noqa: BLE001 - e.g. the worker died
                 return out + [CaseResult(Verdict.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"[:SNIPPET])]

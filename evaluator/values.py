@@ -163,15 +163,15 @@ def run_batch(worker: Any, code: str, t: Tests, calls: list[Call], entry: Entry,
     argument texts): each also carries the program's top level in its limits, as a process of its
     own would (:func:`evaluator.sandbox.limits.call_share`), and its value is JSON as the harness makes it."""
     steps, at = _steps(entry, calls, cases)
-    limit, memory_mb = limits_.time_for(t), limits_.memory_for(t)
+    time_s, memory_mb = limits_.time_for(t), limits_.memory_for(t)
     left = None if deadline is None else deadline - time.monotonic()
     text, lines = lifted.step_lines(steps)
     # a call test's cases are as many tests: a limit each, whatever their number (not a block's cap)
-    cap = limit * (len(calls) + 1) if cases else limits.block_cap(limit, left)
+    block_s = time_s * (len(calls) + 1) if cases else limits.block_cap(time_s, left)
     if cases and left is not None:
-        cap = min(cap, max(left, 0.1))
-    extra = {"block_s": cap, "cases": cases or entry[0] == "entry", "charge_top": cases, "independent": True}
-    request = server_request("calls", limit, memory_mb, limits_.output_mb, t, **extra)
+        block_s = min(block_s, max(left, 0.1))
+    extra = {"block_s": block_s, "cases": cases or entry[0] == "entry", "charge_top": cases, "independent": True}
+    request = server_request("calls", time_s, memory_mb, limits_.output_mb, t, **extra)
     if t.kind == "call":  # what a `call` test's program runs after: the harness's imports
         request.prelude = CALL_PRELUDE + (t.prelude or "")
     start = time.monotonic()

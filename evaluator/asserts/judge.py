@@ -92,7 +92,7 @@ class _Link:
     """The pipe pair to the candidate's process: requests and replies, nested both ways (the
     program may ask about the test's own objects while it answers a call)."""
 
-    def __init__(self, rfd: int, wfd: int, call_limit_s: float | None = None, tick_fd: int | None = None,
+    def __init__(self, rfd: int, wfd: int, time_s: float | None = None, tick_fd: int | None = None,
                  prefetch: list | None = None) -> None:
         self.rfd, self.wfd, self.buffer = rfd, wfd, bytearray()
         self.identity = wire.Identity()
@@ -104,7 +104,7 @@ class _Link:
         self.broken: str | None = None
         self.exited: str | None = None
         self.timed_out = False
-        self.call_wall_s = None if call_limit_s is None else limits.wall_limit(call_limit_s)
+        self.call_wall_s = None if time_s is None else limits.wall_limit(time_s)
         self.tick_fd = tick_fd
         self.calls, self.call_s, self.max_call_s = 0, 0.0, 0.0
         self.prefetch = prefetch or []
@@ -463,11 +463,11 @@ def _write_back(link: _Link, args: tuple, after) -> None:
 
 
 def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | None = None,
-        import_roots: tuple[str, ...] | None = None, *, call_limit_s: float | None = None,
+        import_roots: tuple[str, ...] | None = None, *, time_s: float | None = None,
         tick_fd: int | None = None, prefetch: str | None = None, prelude: str | None = None) -> None:
     """Run the test code against the program behind ``rfd``/``wfd``; never returns.
     ``import_roots``: the read-only installation (default: :func:`evaluator.sandbox.jail.import_roots`).
-    ``call_limit_s``: each request's time limit; ``tick_fd``: where each request sent is told;
+    ``time_s``: each request's time limit (the case's, as the request carried it); ``tick_fd``: where each request sent is told;
     ``prefetch``: the calls the test is predicted to make first (:mod:`evaluator.asserts.prefetch`);
     ``prelude``: the problem's prelude, run here first: its names are the judge's own."""
     from evaluator.runtime.harness import fresh_stdio
@@ -479,7 +479,7 @@ def run(test_code: str, rfd: int, wfd: int, report_fd: int, entry_point: str | N
     roots = jail.import_roots() if import_roots is None else import_roots
     sys.path[:] = jail.import_path(sys.path, roots, os.getcwd())
     fresh_stdio()
-    link = _Link(rfd, wfd, call_limit_s, tick_fd, parse(prefetch or ""))
+    link = _Link(rfd, wfd, time_s, tick_fd, parse(prefetch or ""))
     ns = names.Namespace(link.globals)
 
     def _report(fd: int, report: dict) -> None:

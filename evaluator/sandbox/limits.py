@@ -36,34 +36,34 @@ def wall_limit(cpu_s: float) -> float:
     return cpu_s * 1.5 + 0.5
 
 
-def idle_past_limit(wall_s: float, limit_s: float, runqueue_wait_s: Callable[[], float]) -> bool:
+def idle_past_limit(wall_s: float, time_s: float, runqueue_wait_s: Callable[[], float]) -> bool:
     """Whether a process has taken more than its limit of the wall clock that was its own: the wall
     time less what it spent waiting for a core (``runqueue_wait_s``, read only once the wall
     passes the limit). A program that sleeps or blocks is stopped at its limit, not at
     :func:`wall_limit`, whose slack is for a loaded machine; a starved one keeps the slack."""
-    return wall_s > limit_s + CPU_MARGIN_S and wall_s - runqueue_wait_s() > limit_s + CPU_MARGIN_S
+    return wall_s > time_s + CPU_MARGIN_S and wall_s - runqueue_wait_s() > time_s + CPU_MARGIN_S
 
 
-def block_cap(limit_s: float, wall_left_s: float | None) -> float:
+def block_cap(time_s: float, wall_left_s: float | None) -> float:
     """CPU seconds an ``assert`` block may use at most: one limit per call up to
     :data:`BLOCK_CALLS_CAP` calls, capped by what is left of the caller's wall budget."""
-    cap = limit_s * BLOCK_CALLS_CAP
+    cap = time_s * BLOCK_CALLS_CAP
     if wall_left_s is not None:
         cap = min(cap, max(wall_left_s, 0.1))
     return cap
 
 
-def block_deadline(start: float, limit_s: float, calls: int, cap_s: float) -> float:
+def block_deadline(start: float, time_s: float, calls: int, block_s: float) -> float:
     """When a block that has made ``calls`` calls runs out: one wall limit per call made plus one
     for the code around them, never past the cap's wall limit."""
-    return start + min(wall_limit(limit_s) * (calls + 1), wall_limit(cap_s))
+    return start + min(wall_limit(time_s) * (calls + 1), wall_limit(block_s))
 
 
-def call_share(limit_s: float, top_cpu_s: float, top_wall_s: float) -> tuple[float, float]:
+def call_share(time_s: float, top_cpu_s: float, top_wall_s: float) -> tuple[float, float]:
     """CPU and wall seconds a ``call`` case may use in a process that ran the program's top level
     once for every case: what a process of its own would have left after its top level (one
     limit for both), so running the cases together never passes one that alone fails."""
-    return max(0.0, limit_s - top_cpu_s), max(0.0, wall_limit(limit_s) - top_wall_s)
+    return max(0.0, time_s - top_cpu_s), max(0.0, wall_limit(time_s) - top_wall_s)
 
 
 class CaseClock:
@@ -75,21 +75,21 @@ class CaseClock:
     ``block``: calls are counted (an ``assert`` block or a test's fed steps); ``charge_top``: a
     call test's steps each carry the program's top level (:func:`call_share`)."""
 
-    def __init__(self, start: float, limit_s: float, cap_s: float, *, block: bool, charge_top: bool = False) -> None:
-        self.start, self.limit_s, self.cap_s = start, limit_s, cap_s
+    def __init__(self, start: float, time_s: float, block_s: float, *, block: bool, charge_top: bool = False) -> None:
+        self.start, self.time_s, self.block_s = start, time_s, block_s
         self.block, self.charge_top = block, charge_top
         self.calls = 0
         self.window = start  # when the running fed step started
         self.cpu0 = 0.0  # the program's CPU when the running call started
-        self.cpu_limit, self.wall_step = limit_s, wall_limit(limit_s)
+        self.cpu_limit, self.wall_step = time_s, wall_limit(time_s)
         self.top: tuple[float, float] | None = None  # (CPU, wall) of the top level, once it is over
         self.fresh = False  # a call started since the last reading: its CPU counts from the next
         self.next_read = start  # when the CPU clock is read next
 
     def deadline(self, fed_step: bool) -> float:
         """When the case runs out of wall time; ``fed_step``: a fed step is under way."""
-        end = (block_deadline(self.start, self.limit_s, self.calls, self.cap_s) if self.block
-               else self.start + wall_limit(self.limit_s))
+        end = (block_deadline(self.start, self.time_s, self.calls, self.block_s) if self.block
+               else self.start + wall_limit(self.time_s))
         return min(end, self.window + self.wall_step) if fed_step else end
 
     def wait_ms(self, now: float, deadline: float, reading: bool) -> int:
@@ -122,7 +122,7 @@ class CaseClock:
             if self.top is None:
                 self.top = (used, now - self.start)
                 if self.charge_top:
-                    self.cpu_limit, self.wall_step = call_share(self.limit_s, *self.top)
+                    self.cpu_limit, self.wall_step = call_share(self.time_s, *self.top)
             self.window, self.cpu0, self.fresh = now, used, False
         elif self.fresh and used is not None:
             self.cpu0, self.fresh = used, False
@@ -130,10 +130,10 @@ class CaseClock:
             over = True
         left = self.cpu_limit - (used - self.cpu0) if used is not None and not self.fresh else self.cpu_limit
         if not self.block:  # a sleeping program's wall limit comes no later (see idle_past_limit)
-            left = min(left, self.limit_s - (now - self.start))
+            left = min(left, self.time_s - (now - self.start))
         self.next_read = now + next_reading_s(left)
         return over
 
     def idle(self, now: float, runqueue_wait_s: Callable[[], float]) -> bool:
         """Outside a block: the program has taken its limit of the wall clock that was its own."""
-        return not self.block and idle_past_limit(now - self.start, self.limit_s, runqueue_wait_s)
+        return not self.block and idle_past_limit(now - self.start, self.time_s, runqueue_wait_s)

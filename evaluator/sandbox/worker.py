@@ -390,7 +390,7 @@ class ForkServer:
             from evaluator.asserts import judge as judge_mod
 
             judge_mod.run(_take_text(4), 5, 6, 3, req.fn_name, self.jail.import_roots,
-                          call_limit_s=time_s, tick_fd=7, prefetch=_take_text(8) if ahead else None,
+                          time_s=time_s, tick_fd=7, prefetch=_take_text(8) if ahead else None,
                           prelude=req.prelude)
 
         procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
@@ -436,12 +436,12 @@ class ForkServer:
     def run_case(self, req: Request, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
         time_s = float(req.time_s)  # the request carries its limits (evaluator.runs.server_request)
         child = req.child
-        # An assert block: each call gets `time_s`; the processes the block's cap (see limits).
-        cap = float(req.block_s or time_s) if child in ("assert", "calls") else time_s
+        # An assert block: each call gets `time_s`; the processes the block's cap, `block_s` (see limits).
+        block_s = float(req.block_s or time_s) if child in ("assert", "calls") else time_s
         out_cap = int(req.output_mb) << 20
         vm = self.batch_vm if self.batch and self.batch_vm else process.vm_size_bytes()
         mem = max(int(req.memory_mb) << 20, vm + (256 << 20))
-        limits_ = {"memory_bytes": mem, "cpu_s": cap, "output_bytes": out_cap,
+        limits_ = {"memory_bytes": mem, "cpu_s": block_s, "output_bytes": out_cap,
                    "nproc": int(req.nproc or 256)}
         workdir = self.jail.begin_case()
         if workdir != self.home:  # the same /tmp each case in a mount namespace: os.environ is slow to ask
@@ -461,7 +461,7 @@ class ForkServer:
             else:
                 self._start_alone(req, fds, limits_, workdir, procs)
             self.started(procs["candidate"][0])
-            results = self._wait(procs, time_s, cap, ticks, feed, req.charge_top)
+            results = self._wait(procs, time_s, block_s, ticks, feed, req.charge_top)
         finally:
             for fd in fds.values():
                 os.close(fd)
@@ -472,7 +472,7 @@ class ForkServer:
             self.jail.end_case()
         wall = time.perf_counter() - start
         out = {"wall_s": wall, "memory_mb": mem >> 20, "output_cap": out_cap, "timeout_s": time_s,
-               "cpu_cap_s": cap}
+               "cpu_cap_s": block_s}
         passed: dict[str, int] = {}
         for name, (pid, pfds) in procs.items():
             status, usage, timed_out, cpu_limit = results[name]
@@ -498,13 +498,13 @@ class ForkServer:
             out["leftovers"] = process.reap_children()
         return out, passed
 
-    def _wait(self, procs: dict[str, tuple[int, list[int]]], limit: float, cap: float, ticks: int | None,
+    def _wait(self, procs: dict[str, tuple[int, list[int]]], time_s: float, block_s: float, ticks: int | None,
               feed: _Feed | None = None, charge_top: bool = False) -> dict:
         """Wait for the judge (or the lone candidate) within its limits, then end every child.
         A PID namespace dies with its first process, so killing it leaves nothing.
 
         Calls: each byte on ``ticks`` says one started (the judge sent a request; a fed step's
-        reply left, and the next step goes out at once). Each call may use ``limit`` of the
+        reply left, and the next step goes out at once). Each call may use ``time_s`` of the
         candidate's CPU, read from its clock (:func:`_cpu_clock`) at least every
         :data:`limits.CPU_POLL_S`, sooner near the limit: past it the candidate dies, a time limit
         whatever the judge does next. Each call buys the block another wall limit, up to the cap;
@@ -517,7 +517,7 @@ class ForkServer:
         cand = procs["candidate"][0]
         cpu = _cpu_clock(cand)
         pidfds, poller = _watch(procs, ticks if feed is not None else None)
-        clock = limits.CaseClock(time.monotonic(), limit, cap, block=ticks is not None, charge_top=charge_top)
+        clock = limits.CaseClock(time.monotonic(), time_s, block_s, block=ticks is not None, charge_top=charge_top)
         timed_out = cpu_out = False
         alive, ticking, writing = True, ticks is not None, False
         try:
