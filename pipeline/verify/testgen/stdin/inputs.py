@@ -16,7 +16,7 @@ from pipeline.verify.testgen.stdin.generate import generate
 from pipeline.verify.testgen.stdin.grammar import Grammar
 from pipeline.verify.testgen.stdin.infer import NoStructure, infer
 
-__all__ = ["grammar_inputs", "infer_grammar", "inputs_from", "more_inputs", "stdin_inputs"]
+__all__ = ["grammar_inputs", "infer_grammar", "inputs_from", "more_inputs"]
 Keep = Callable[[str], bool]  # whether a made text has the grammar's structure (default: Grammar.parses)
 
 
@@ -60,9 +60,3 @@ def more_inputs(grammar: Grammar, *, n: int, seed: int, keep: Keep | None = None
         return [m for m in generate(grammar, n=n, seed=seed) if (keep or grammar.parses)(m[0])]
     except Exception:  # noqa: BLE001 - same contract as grammar_inputs: no more inputs
         return []
-
-
-def stdin_inputs(examples: list[str], statement: str = "", *, n: int = 20, seed: int = 0) -> tuple[list[tuple[str, str]], str | None]:
-    """``(inputs, None)``, or ``([], reason)`` when no structure could be inferred; never raises."""
-    _, made, reason = grammar_inputs(examples, statement, n=n, seed=seed)
-    return made, reason
