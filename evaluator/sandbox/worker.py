@@ -42,7 +42,7 @@ import time
 
 from evaluator.runtime import harness, steps
 from evaluator.runtime.request import Request
-from evaluator.sandbox import jail, limits, process
+from evaluator.sandbox import jail, layouts, limits, process
 
 _REEXEC_FLAG = "MICROCODER_EVAL_WORKER_REEXEC"
 REQUEST_FD = 3
@@ -134,6 +134,11 @@ def _slice(src: int, offset: int, size: int) -> int:
         os.close(dst)
         raise
     return dst
+
+
+def _stdio(fds: dict[str, int]) -> list[int]:
+    """A child's stdin, stdout and stderr memfds: what its result reads back."""
+    return [fds["stdin"], fds["stdout"], fds["stderr"]]
 
 
 def _take_text(fd: int) -> str:
@@ -345,8 +350,9 @@ class ForkServer:
         socket.send_fds(self.sock, [data], list(fds.values()))
 
     # ------------------------------------------------------------------ children
-    def _spawn(self, keep: list[int], run, limits: dict) -> int:
-        """Fork a jailed child whose fds 0.. are ``keep``; it then calls ``run()``."""
+    def _spawn(self, layout: type[layouts.Layout], fds: dict[str, int], run, limits: dict) -> int:
+        """Fork a jailed child whose fds 0.. are ``fds`` in ``layout``'s order; it then calls ``run()``."""
+        keep = layout.arrange(fds)
         pid = self.jail.fork()
         if pid:
             return pid
@@ -371,36 +377,42 @@ class ForkServer:
                 os._exit(1 if confined else process.SETUP_FAILED)
         os._exit(1 if confined else process.SETUP_FAILED)
 
-    # Each kind of child layout: the processes a case starts, their fds 0.. (see _spawn), and what
-    # the wait needs of them (``procs``: name -> (pid, its stdin, stdout, stderr[, report] memfds)).
+    # Each kind of child: the processes a case starts, their descriptors by name in their layout
+    # (evaluator.sandbox.layouts), and what the wait needs of them (``procs``: name -> (pid, its
+    # stdin, stdout, stderr[, report] memfds)). A descriptor handed to a child is closed here after.
     def _start_assert(self, req: Request, fds: dict[str, int], limits_: dict, time_s: float, tick_w: int,
                       procs: dict[str, tuple[int, list[int]]]) -> None:
         """The judge (the test code; a byte on ``tick_w`` per request it sends), then the candidate
         it calls through two pipes."""
         c2j_r, c2j_w = os.pipe()
         j2c_r, j2c_w = os.pipe()
-        jfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), _memfd("report"), fds.pop("test"),
-                c2j_r, j2c_w, tick_w]
+        J = layouts.Judge
+        judge_fds = {"stdin": _memfd("stdin"), "stdout": _memfd("stdout"), "stderr": _memfd("stderr"),
+                     "report": _memfd("report"), "test": fds.pop("test"), "from_candidate": c2j_r,
+                     "to_candidate": j2c_w, "ticks": tick_w}
         ahead = "prefetch" in fds
         if ahead:  # the predicted calls: the judge's alone (it sends each when the one before is answered)
-            jfds.append(fds.pop("prefetch"))
+            judge_fds["prefetch"] = fds.pop("prefetch")
 
         def judge() -> None:
             jail.prctl(jail.PR_SET_DUMPABLE, 0)
             from evaluator.asserts import judge as judge_mod
 
-            judge_mod.run(_take_text(4), 5, 6, 3, req.fn_name, self.jail.import_roots,
-                          time_s=time_s, tick_fd=7, prefetch=_take_text(8) if ahead else None,
-                          prelude=req.prelude)
+            judge_mod.run(_take_text(J.TEST), J.FROM_CANDIDATE, J.TO_CANDIDATE, J.REPORT, req.fn_name,
+                          self.jail.import_roots, time_s=time_s, tick_fd=J.TICKS,
+                          prefetch=_take_text(J.PREFETCH) if ahead else None, prelude=req.prelude)
 
-        procs["judge"] = (self._spawn(jfds, judge, limits_), jfds[:4])
-        for fd in jfds[4:]:
-            if fd not in (c2j_r, j2c_w):
-                os.close(fd)
-        cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), j2c_r, c2j_w]
-        serve = lambda: harness.serve(req, _take_text(3), 4, 5)  # noqa: E731
-        procs["candidate"] = (self._spawn(cfds, serve, limits_), cfds[:3])
-        for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cfds[3]):
+        kept = ("stdin", "stdout", "stderr", "report")
+        procs["judge"] = (self._spawn(J, judge_fds, judge, limits_), [judge_fds[n] for n in kept])
+        for name in ("test", "ticks", "prefetch"):
+            if name in judge_fds:
+                os.close(judge_fds[name])
+        S = layouts.Served
+        cand_fds = {"stdin": _memfd("stdin"), "stdout": _memfd("stdout"), "stderr": _memfd("stderr"),
+                    "code": fds.pop("code"), "from_judge": j2c_r, "to_judge": c2j_w}
+        serve = lambda: harness.serve(req, _take_text(S.CODE), S.FROM_JUDGE, S.TO_JUDGE)  # noqa: E731
+        procs["candidate"] = (self._spawn(S, cand_fds, serve, limits_), _stdio(cand_fds))
+        for fd in (c2j_r, c2j_w, j2c_r, j2c_w, cand_fds["code"]):
             os.close(fd)
 
     def _start_calls(self, req: Request, fds: dict[str, int], limits_: dict, tick_w: int,
@@ -415,11 +427,13 @@ class ForkServer:
             pass
         os.set_blocking(step_w, False)
         os.set_blocking(reply_r, False)
-        cfds = [_memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code"), step_r, reply_w, tick_w]
-        run = lambda: steps.run_steps(req, _take_text(3), 4, 5, 6)  # noqa: E731
-        procs["candidate"] = (self._spawn(cfds, run, limits_), cfds[:3])
-        for fd in cfds[3:]:
-            os.close(fd)
+        F = layouts.Fed
+        cand_fds = {"stdin": _memfd("stdin"), "stdout": _memfd("stdout"), "stderr": _memfd("stderr"),
+                    "code": fds.pop("code"), "steps": step_r, "replies": reply_w, "ticks": tick_w}
+        run = lambda: steps.run_steps(req, _take_text(F.CODE), F.STEPS, F.REPLIES, F.TICKS)  # noqa: E731
+        procs["candidate"] = (self._spawn(F, cand_fds, run, limits_), _stdio(cand_fds))
+        for name in ("code", "steps", "replies", "ticks"):
+            os.close(cand_fds[name])
         lines = [int(n) for n in _take_text(fds.pop("lines")).split()]  # read now the candidate exists
         return _Feed(fds.pop("steps"), lines, step_w, reply_r, _memfd("replies"))
 
@@ -429,9 +443,12 @@ class ForkServer:
         if req.child == "checker":  # the checker's own files; never in a candidate's /tmp
             for name in CHECKER_FILES:
                 _copy_into(fds[name], os.path.join(workdir, name))
-        cfds = [fds.pop("stdin", None) or _memfd("stdin"), _memfd("stdout"), _memfd("stderr"), fds.pop("code")]
-        procs["candidate"] = (self._spawn(cfds, lambda: harness.run(req, _take_text(3)), limits_), cfds[:3])
-        os.close(cfds[3])
+        P = layouts.Program
+        cand_fds = {"stdin": fds.pop("stdin", None) or _memfd("stdin"), "stdout": _memfd("stdout"),
+                    "stderr": _memfd("stderr"), "code": fds.pop("code")}
+        run = lambda: harness.run(req, _take_text(P.CODE))  # noqa: E731
+        procs["candidate"] = (self._spawn(P, cand_fds, run, limits_), _stdio(cand_fds))
+        os.close(cand_fds["code"])
 
     def run_case(self, req: Request, fds: dict[str, int]) -> tuple[dict, dict[str, int]]:
         time_s = float(req.time_s)  # the request carries its limits (evaluator.runs.server_request)

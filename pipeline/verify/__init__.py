@@ -7,14 +7,31 @@ known-wrong programs measure them.
 - :mod:`~pipeline.verify.report`: the funnel and strength per source, for the card and metadata;
 - :mod:`~pipeline.verify.shards`: a refresh re-verifies only the shards whose problems changed;
 - :mod:`~pipeline.verify.run`: the stage itself, :func:`verify_rows` and :func:`verify_heldout`.
+
+Names load on first use (:pep:`562`), as in the test generation face: importing a leaf such as
+``pipeline.verify.testgen.settings`` does not import the stage.
 """
 
-from pipeline.verify.config import Job, VerifyConfig
-from pipeline.verify.references import answer_disagreement, decide, derived_time_limit, reference_jobs, run_references
-from pipeline.verify.report import outcome_counts, strength_by_source, strength_markdown
-from pipeline.verify.run import verify_heldout, verify_rows
-from pipeline.verify.strength import labelled_correct
+from __future__ import annotations
 
-__all__ = ["Job", "VerifyConfig", "answer_disagreement", "decide", "derived_time_limit", "labelled_correct",
-           "outcome_counts", "reference_jobs", "run_references", "strength_by_source", "strength_markdown", "verify_heldout",
-           "verify_rows"]
+import importlib
+from typing import Any
+
+_FACE = {  # name -> the module it lives in
+    "Job": "config", "VerifyConfig": "config",
+    "answer_disagreement": "references", "decide": "references", "derived_time_limit": "references",
+    "reference_jobs": "references", "run_references": "references",
+    "outcome_counts": "report", "strength_by_source": "report", "strength_markdown": "report",
+    "verify_heldout": "run", "verify_rows": "run",
+    "labelled_correct": "strength",
+}
+
+__all__ = sorted(_FACE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FACE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_FACE[name]}"), name)
+    globals()[name] = value
+    return value

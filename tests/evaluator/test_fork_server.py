@@ -166,3 +166,19 @@ def test_a_request_is_one_typed_record_and_the_server_refuses_an_unknown_field(w
     socket.send_fds(worker.sock, [json.dumps({**json.loads(req.wire([])), "timeout_s": 5}).encode()], [])
     assert "bad request" in worker._read_line(30.0)["internal_error"]
     assert _run(worker, "print('after')")["stdout"] == "after\n"  # the server serves on
+
+
+def test_a_child_finds_its_descriptors_where_its_layout_says():
+    """Each kind of child has one named layout (:mod:`evaluator.sandbox.layouts`): the server places
+    descriptors by name in its order, a trailing optional one may be absent, and a missing or
+    unknown one is refused rather than shifting the numbers the child reads."""
+    from evaluator.sandbox.layouts import Fed, Judge, Program
+
+    named = {name.lower(): 100 + m for name, m in Judge.__members__.items()}
+    assert Judge.arrange(named) == list(range(100, 109))
+    assert Judge.arrange({k: v for k, v in named.items() if k != "prefetch"}) == list(range(100, 108))
+    with pytest.raises(ValueError):  # a hole in the middle would move every later descriptor
+        Judge.arrange({k: v for k, v in named.items() if k != "report"})
+    with pytest.raises(ValueError):
+        Program.arrange({"stdin": 0, "stdout": 1, "stderr": 2, "code": 3, "steps": 4})
+    assert [int(Fed.STEPS), int(Fed.REPLIES), int(Fed.TICKS)] == [4, 5, 6]
