@@ -32,6 +32,21 @@ def local_cache_dir(*parts: str) -> Path:
     return path
 
 
+def user_cache_dir(*parts: str) -> Path:
+    """A cache shared by every data root, for what depends only on the installed packages (the
+    converted default model), as Hugging Face keeps one hub cache per user: ``$XDG_CACHE_HOME/microcoder``
+    (default ``~/.cache/microcoder``). Where that cannot be written, the data root's cache."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser()
+    path = base.joinpath("microcoder", *parts)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    return local_cache_dir(*parts)
+
+
 def shared_data_dir() -> Path | None:
     """The shared problem sets (``../shared/data``), or None where this machine has none."""
     override = os.environ.get("MICROCODER_SHARED_DATA")

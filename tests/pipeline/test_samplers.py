@@ -184,6 +184,21 @@ def test_default_model_is_converted_once_with_its_chat_template(hf_sampler) -> N
     assert hf_sampler.model_id == "SmolLM2-135M-Instruct.Q4_1"
 
 
+def test_the_converted_model_is_one_per_user_whatever_the_data_root(tmp_path, monkeypatch) -> None:
+    """The conversion depends only on the installed GGUF, so every data root shares it (as the Hugging
+    Face hub cache is shared); a cache that cannot be written falls back to the data root's."""
+    from pipeline.paths import user_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for root in ("a", "b"):
+        monkeypatch.setenv("MICROCODER_DATA", str(tmp_path / root))
+        assert user_cache_dir("models") == tmp_path / "xdg" / "microcoder" / "models"
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_folder))
+    assert user_cache_dir("models") == tmp_path / "b" / "cache" / "models"
+
+
 # -- openai backend against an in-process HTTP server -----------------------------------------
 @dataclass
 class FakeServerState:
