@@ -46,8 +46,10 @@ DEFAULT_BUCKETS: tuple[tuple[str, float], ...] = (
 SCORE_COLUMNS = (
     "cache_key", "problem_id", "model", "k", "temperature", "seed", "max_tokens", "prompt_version",
     "passes", "pass_rate", "difficulty", "generated_tokens", "truncated", "sample_seconds", "judge_seconds",
-    "passing_solution", "round_added", "round_tests",
+    "passing_solution", "round_added", "round_tests", "tests_hash",
 )
+# What a score was sampled under, but for the tests it was judged on (see ScoreCache.put).
+_SETTINGS = ("problem_id", "model", "k", "temperature", "seed", "max_tokens", "prompt_version")
 
 
 @dataclass
@@ -89,16 +91,24 @@ def in_window(pass_rate: float | None, low: float, high: float) -> bool:
 
 
 class ScoreCache:
-    """Scores keyed by :func:`cache_key`, kept as one Parquet file (local or fsspec URL)."""
+    """Scores keyed by :func:`cache_key`, kept as one Parquet file (local or fsspec URL).
+
+    A score judged on tests its problem no longer has can never be hit again, so it goes when the
+    problem is scored on its new tests under the same settings; so do scores written before the
+    tests were part of the key (no ``tests_hash``). The file holds what can still be used."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.rows: dict[str, dict[str, Any]] = {}
+        self.pruned = 0  # entries dropped as unreachable since this cache was read
         fs, path = fsspec.core.url_to_fs(url)
         if fs.exists(path):
             with fs.open(path, "rb") as handle:
                 for row in pq.read_table(handle).to_pylist():
-                    self.rows[row["cache_key"]] = row
+                    if row.get("tests_hash"):
+                        self.rows[row["cache_key"]] = row
+                    else:
+                        self.pruned += 1
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached score, unless it is one from before passing samples were kept (a pass without its program)."""
@@ -106,6 +116,13 @@ class ScoreCache:
         return None if hit is not None and hit.get("passes") and not hit.get("passing_solution") else hit
 
     def put(self, rows: list[dict[str, Any]]) -> None:
+        """Keep ``rows``, and drop the scores they supersede: the same problem and settings, other tests."""
+        fresh = {tuple(r.get(c) for c in _SETTINGS): r.get("tests_hash") for r in rows}
+        stale = [key for key, old in self.rows.items()
+                 if fresh.get(tuple(old.get(c) for c in _SETTINGS), old.get("tests_hash")) != old.get("tests_hash")]
+        for key in stale:
+            del self.rows[key]
+        self.pruned += len(stale)
         for row in rows:
             self.rows[row["cache_key"]] = row
 
@@ -217,6 +234,7 @@ def score_problems(
                 "sample_seconds": round((t1 - t0) / len(batch), 3), "judge_seconds": round((t2 - t1) / len(batch), 3),
                 "passing_solution": passes[0] if passes else None,
                 "round_added": grown.added, "round_tests": grown.tests.to_json() if grown.tests else None,
+                "tests_hash": tests_hash(row["tests"]),
             })
         scores.extend(fresh)
         stats["sample_seconds"] += t1 - t0
@@ -236,6 +254,7 @@ def score_problems(
     stats["sample_seconds"] = round(stats["sample_seconds"], 2)
     stats["judge_seconds"] = round(stats["judge_seconds"], 2)
     stats["round_seconds"] = round(stats["round_seconds"], 2)
+    stats["cache_pruned"] = cache.pruned if cache else 0  # scores no problem's tests can reach any more
     by_id = {s["problem_id"]: s for s in scores}
     return [scored(row, by_id.get(row["problem_id"])) for row in rows], stats
 

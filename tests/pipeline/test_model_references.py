@@ -117,6 +117,21 @@ def test_a_cached_pass_without_its_program_is_sampled_again(tmp_path):
     assert cache.get("b")["passes"] == 0 and cache.get("c")["passing_solution"] == "print(1)"
 
 
+def test_a_score_no_tests_can_reach_is_dropped_from_the_cache(tmp_path):
+    """Scores written before the tests were part of the key (no ``tests_hash``) go when the file is
+    read; a problem scored again on new tests drops its score on the old ones, not other settings'."""
+    cache = ScoreCache(str(tmp_path / "scores.parquet"))
+    row = {"problem_id": "p", "model": "m", "k": 2, "temperature": 1.0, "seed": 0, "max_tokens": 64,
+           "prompt_version": 1, "passes": 0}
+    cache.put([{**row, "cache_key": "old-key"}, {**row, "cache_key": "t1", "tests_hash": "t1"},
+               {**row, "cache_key": "t1-k4", "k": 4, "tests_hash": "t1"}])
+    cache.save()
+    cache = ScoreCache(cache.url)
+    assert sorted(cache.rows) == ["t1", "t1-k4"] and cache.pruned == 1
+    cache.put([{**row, "cache_key": "t2", "tests_hash": "t2"}])
+    assert sorted(cache.rows) == ["t1-k4", "t2"] and cache.pruned == 2
+
+
 def test_a_score_is_reused_only_with_the_round_and_the_tests_it_was_made_with(problems):
     _, sourced, _ = problems
     on, off = DifficultyConfig(), DifficultyConfig(differential=False)

@@ -207,7 +207,7 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     import pyarrow.parquet as pq
 
     from evaluator.backend import LocalBackend
-    from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems
+    from pipeline.difficulty import DifficultyConfig, ScoreCache, score_problems, tests_hash
     from pipeline.release import release
     from pipeline.shards import ShardConfig
     from pipeline.verify.testgen import differential_round, read_reserve
@@ -249,6 +249,8 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     changed = {**row, "tests": grown.tests}  # Verify's tests changed since: scored again, on its tests
     [rescored], stats = score_problems([changed], _Replay([right, right]), DifficultyConfig(k=2), ScoreCache(cache.url))
     assert stats["cached"] == 0 and rescored["tests"] is grown.tests and rescored["differential_added"] == 0
+    assert stats["cache_pruned"] == 1  # the score on the old tests can never be hit again: gone from the file
+    assert [r["tests_hash"] for r in pq.read_table(cache.url).to_pylist()] == [tests_hash(grown.tests)]
 
     # released as the stage returned it: the grown tests, the count per row and per source, no reserve
     out = release([problem], [], ShardConfig(), str(tmp_path / "dataset")).stats
