@@ -36,13 +36,15 @@ def user_cache_dir(*parts: str) -> Path:
     """A cache shared by every data root, for what depends only on the installed packages (the
     converted default model), as Hugging Face keeps one hub cache per user: ``$XDG_CACHE_HOME/microcoder``
     (default ``~/.cache/microcoder``). Where that cannot be written, the data root's cache."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser()
-    path = base.joinpath("microcoder", *parts)
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # a relative one is ignored (XDG)
+        path = base.joinpath("microcoder", *parts)
+        if path.is_absolute():  # no home to expand: never a "~" folder in the working directory
+            path.mkdir(parents=True, exist_ok=True)
+            if os.access(path, os.W_OK):
+                return path
+    except (OSError, RuntimeError):  # RuntimeError: Path.home() where no home can be found
         pass
     return local_cache_dir(*parts)
 

@@ -197,6 +197,9 @@ def test_the_converted_model_is_one_per_user_whatever_the_data_root(tmp_path, mo
     not_a_folder.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_folder))
     assert user_cache_dir("models") == tmp_path / "b" / "cache" / "models"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # ignored, as the XDG spec says: ~/.cache
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_cache_dir("models") == tmp_path / "home" / ".cache" / "microcoder" / "models"
 
 
 # -- openai backend against an in-process HTTP server -----------------------------------------
