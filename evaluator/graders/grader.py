@@ -40,6 +40,8 @@ class Judging(Protocol):
     def compare(self, case: Any, cand: ProcessEnd) -> tuple[Verdict, str]: ...
 
     def block_cap(self) -> float: ...
+
+
 G = TypeVar("G", bound=type["Grader"])
 
 

@@ -16,7 +16,19 @@ from pipeline.verify.testgen.constraints.layout import sum_bounds
 from pipeline.verify.testgen.stdin.generate import generate
 from pipeline.verify.testgen.stdin.grammar import Grammar
 from pipeline.verify.testgen.stdin.infer import NoStructure, infer
-from pipeline.verify.testgen.stdin.inputs import grammar_inputs
+from pipeline.verify.testgen.stdin.inputs import infer_grammar, inputs_from
+
+
+def _grammar_inputs(examples: list[str], statement: str = "", *, n: int = 20,
+                   seed: int = 0) -> tuple[Grammar | None, list[tuple[str, str]], str | None]:
+    """What the stdin kind does for a problem: its grammar (``infer_grammar``), then inputs from it
+    (``inputs_from``); the reason where either gives none."""
+    g, reason = infer_grammar(examples, statement)
+    if g is None:
+        return None, [], reason
+    made, reason = inputs_from(g, n=n, seed=seed)
+    return g, made, reason
+
 
 LABELS = {"grammar:random", "grammar:scaled", "grammar:boundary", "mutation:token"}
 SAMPLE = 200
@@ -133,7 +145,7 @@ def test_generation_is_deterministic_per_seed(inferred):
     for row, g in problems:
         a = generate(g, n=4, seed=7)
         assert a == generate(g, n=4, seed=7)
-        assert grammar_inputs(_examples(row), row["question"], n=4, seed=7)[1:] == (a, None)
+        assert _grammar_inputs(_examples(row), row["question"], n=4, seed=7)[1:] == (a, None)
         differ += generate(g, n=4, seed=8) != a
     assert differ >= len(problems) - 1
 
@@ -212,16 +224,16 @@ def test_scaled_inputs_grow_toward_the_bounds(inferred):
 
 
 def test_no_structure_is_reported_not_guessed(taco):
-    assert grammar_inputs([], "")[1:] == ([], "no examples")
-    made, reason = grammar_inputs(["", "\n"], "")[1:]
+    assert _grammar_inputs([], "")[1:] == ([], "no examples")
+    made, reason = _grammar_inputs(["", "\n"], "")[1:]
     assert made == [] and reason == "empty example input"
     prose = next(r for r in taco if r["examples"] and r["examples"][0]["input"].startswith("HackerRank.com presents"))
-    made, reason = grammar_inputs(_examples(prose), prose["question"])[1:]
+    made, reason = _grammar_inputs(_examples(prose), prose["question"])[1:]
     assert made == [] and "free text" in reason
     with pytest.raises(NoStructure):
         infer(["3\n1 2 3\n", "2\n1\n2\n3\n4\n5\n6\n7\n"])
     for junk in (["\x00\x01"], ["1 2\n3\n"] * 3, ["a b c\n" * 50]):
-        made, reason = grammar_inputs(junk, "")[1:]  # never raises
+        made, reason = _grammar_inputs(junk, "")[1:]  # never raises
         assert (made == []) == (reason is not None)
 
 
@@ -232,7 +244,7 @@ def test_codecontests_problems_with_all_their_tests(shared_data):
     ok = 0
     for row in rows:
         inputs = row["tests"]["inputs"]
-        made, reason = grammar_inputs(inputs, row["problem"], n=5, seed=0)[1:]
+        made, reason = _grammar_inputs(inputs, row["problem"], n=5, seed=0)[1:]
         if reason is None:
             ok += 1
             g = infer(inputs, row["problem"])

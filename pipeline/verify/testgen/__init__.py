@@ -18,8 +18,7 @@ Names load on first use (:pep:`562`): reading the settings does not import the d
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pipeline.faces import lazy_face
 
 _FACE = {  # name -> the module it lives in
     "TestGenConfig": "settings",
@@ -35,9 +34,4 @@ _FACE = {  # name -> the module it lives in
 __all__ = sorted(_FACE)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _FACE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_FACE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_face(__name__, _FACE)

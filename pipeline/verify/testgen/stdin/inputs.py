@@ -3,8 +3,8 @@
 The grammar (:mod:`pipeline.verify.testgen.stdin.grammar`) is inferred from the examples and the statement
 (:mod:`pipeline.verify.testgen.stdin.infer`, with :mod:`~pipeline.verify.testgen.stdin.search` and
 :mod:`~pipeline.verify.testgen.stdin.statement`), and new inputs are written from it
-(:mod:`pipeline.verify.testgen.stdin.generate`). The functions here join the two under one contract:
-they never raise, and say why when there are no inputs (:class:`NoStructure`'s reason when no
+(:mod:`pipeline.verify.testgen.stdin.generate`). The stdin kind reads both through the two functions
+here, under one contract: they never raise, and say why when there are no inputs (:class:`NoStructure`'s reason when no
 structure explains the examples).
 """
 
@@ -16,7 +16,7 @@ from pipeline.verify.testgen.stdin.generate import generate
 from pipeline.verify.testgen.stdin.grammar import Grammar
 from pipeline.verify.testgen.stdin.infer import NoStructure, infer
 
-__all__ = ["grammar_inputs", "infer_grammar", "inputs_from", "more_inputs"]
+__all__ = ["infer_grammar", "inputs_from"]
 Keep = Callable[[str], bool]  # whether a made text has the grammar's structure (default: Grammar.parses)
 
 
@@ -41,22 +41,3 @@ def inputs_from(g: Grammar, *, n: int, seed: int, keep: Keep | None = None) -> t
     if not made:
         return [], f"no new distinct input could be generated from the grammar {g.describe()[:200]}"
     return made, None
-
-
-def grammar_inputs(examples: list[str], statement: str = "", *, n: int = 20,
-                   seed: int = 0) -> tuple[Grammar | None, list[tuple[str, str]], str | None]:
-    """``(grammar, inputs, None)``, or ``(grammar or None, [], reason)`` when no structure could be
-    inferred or nothing generated; never raises. The grammar is the profile the validator reads too."""
-    g, reason = infer_grammar(examples, statement)
-    if g is None:
-        return None, [], reason
-    made, reason = inputs_from(g, n=n, seed=seed)
-    return g, made, reason
-
-
-def more_inputs(grammar: Grammar, *, n: int, seed: int, keep: Keep | None = None) -> list[tuple[str, str]]:
-    """More inputs from a grammar already inferred (to make up for refused ones); never raises."""
-    try:
-        return [m for m in generate(grammar, n=n, seed=seed) if (keep or grammar.parses)(m[0])]
-    except Exception:  # noqa: BLE001 - same contract as grammar_inputs: no more inputs
-        return []

@@ -60,7 +60,7 @@ class StdinKind(TestKind):
         return plan
 
     def propose(self, plan: Plan[Grammar], n: int, seed: int) -> Generator[Made, int, None]:
-        from pipeline.verify.testgen.stdin.inputs import inputs_from, more_inputs
+        from pipeline.verify.testgen.stdin.inputs import inputs_from
 
         grammar, validator = plan.profile, plan.validator
         if grammar is None:
@@ -71,7 +71,7 @@ class StdinKind(TestKind):
             if why is not None:
                 raise NoInputs(why)
             short = yield made
-            yield more_inputs(grammar, n=2 * short, seed=seed + 1, keep=validator.parses)  # the refused made up for
+            yield inputs_from(grammar, n=2 * short, seed=seed + 1, keep=validator.parses)[0]  # the refused made up for
         finally:  # planning is over (this generator closed): parses kept for texts never checked go
             validator.forget()
 
