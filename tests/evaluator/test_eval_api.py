@@ -106,16 +106,19 @@ def test_evaluate_many_parallel_in_order():
     assert all(r.verdict in VERDICTS for r in res)
 
 
-def test_the_jobs_with_most_cases_start_first_and_results_come_back_as_given():
-    """A long job taken last keeps one worker busy while the others idle: the most cases (then the
-    most input) start first; the results still come back in the jobs' order, with their keys."""
+def test_the_jobs_with_the_largest_case_start_first_and_results_come_back_as_given():
+    """A long job taken last keeps one worker busy while the others idle: the largest case (then the
+    most cases, then the most input) starts first; the results still come back in the jobs' order,
+    with their keys."""
     from evaluator.api import most_work_first
 
     def cases(n: int, size: int = 1) -> dict:
         return {"kind": "stdin", "cases": [{"input": "x" * size, "output": ""}] * n}
 
-    tests = [cases(1), cases(3), cases(3, 50), Tests.from_dict(cases(2)), {"kind": "assert", "assert_code": "assert f(1)"}]
-    assert most_work_first(tests) == [2, 1, 3, 0, 4]
+    big_one = {"kind": "stdin", "cases": [{"input": "x", "output": ""}, {"input": "x" * 80, "output": ""}]}
+    tests = [cases(1), cases(3), cases(3, 50), Tests.from_dict(cases(2)), {"kind": "assert", "assert_code": "assert f(1)"},
+             big_one]
+    assert most_work_first(tests) == [5, 2, 1, 3, 0, 4]
     count = "import sys\nprint(sys.stdin.read().count('x'))\n"
     jobs = [(i, count, {"kind": "stdin", "cases": [{"input": "x" * i, "output": str(i)}] * (1 + i % 3)}) for i in range(6)]
     res = evaluate_many(jobs, Limits(time_s=5), workers=1)
