@@ -12,12 +12,13 @@ of the oracle and the adversaries are generous (``--budget-s``): with the defaul
 machine cuts different runs short, and 18 of 104 problems differ between two runs of the same code. ``compare`` prints each problem that differs and the columns that do, and
 exits 1 if any does.
 
-Even with generous budgets, selection reads the references' measured CPU time (the reward's and the
-summed reference time's caps: a ``stdin`` case costs a process, so a stdin problem keeps 2 to 8
-tests by that estimate), and 10 of 104 problems, all ``stdin``, differ between two runs of the same
-code. ``--no-time-caps`` lifts those two caps (the count cap stays) in both the written and the
-compared run, so that what selection keeps depends on the adversaries' results alone: a change to
-how they run shows, the machine's load does not.
+Selection reads the references' measured CPU time (the reward's and the summed reference time's
+caps), in whole 10 ms steps (``ref_cost_s``): two runs of the same code release the same tests
+(0 of 104 differ, 2026-11-30; counted as measured, 4 of 104 differed, 10 on a busy machine). An
+input whose reference takes within a hair of 10, 20, ... ms can still move, so ``--no-time-caps``
+lifts those two caps (the count cap stays) in both the written and the compared run, so that what
+selection keeps depends on the adversaries' results alone: a change to how they run shows, the
+machine's load does not.
 """
 
 from __future__ import annotations

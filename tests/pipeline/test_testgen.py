@@ -281,6 +281,31 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     assert chosen == [28, 29] or chosen == [29, 28]
 
 
+
+def test_selection_keeps_the_same_tests_whatever_a_small_inputs_clock_says(processed):
+    """The references' CPU time counts in whole 10 ms steps: two runs whose small inputs measured a
+    millisecond apart (a process's start, already in the kind's ``case_s``) keep the same tests; a
+    slow input's work still counts (it does not fit where cheaper inputs after it do)."""
+    import random
+
+    from pipeline.verify.testgen import Candidate, kind_for
+    from pipeline.verify.testgen.generate import ref_cost_s, select
+
+    row = processed["taco"][0]
+    config = dataclasses.replace(GEN, max_tests=30)
+    picks = []
+    for seed in range(3):
+        noise = random.Random(seed)
+        cand = Candidate(row, kind_for(row["tests"]))
+        cand.inputs = [f"{n}\n" for n in range(30)]
+        cand.labels = [f"grammar:{n % 3}" for n in range(30)]
+        cand.expected = {i: f"{i}\n" for i in range(30)}
+        cand.ref_s = {i: 0.002 + 0.003 * noise.random() for i in range(30)}
+        cand.ref_s[7] = 0.025 + 0.004 * noise.random()
+        picks.append(select(cand, config))
+        assert ref_cost_s(cand, 3) == 0.0 and ref_cost_s(cand, 7) == pytest.approx(0.02)
+    assert picks[0] == picks[1] == picks[2] and 7 not in picks[0] and max(picks[0]) > 7
+
 def test_an_edge_joins_the_tests_only_where_a_second_program_vouches_and_none_refuses(processed):
     """Edges past the examples' envelope wait in the reserve; the round admits one only where
     another sample answers it as the references do and no sample refuses it (raises)."""

@@ -45,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -264,18 +265,18 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     def spent_on(chosen: list[int]) -> float:
         total = 0.0
         for j in chosen:  # summed in the order chosen, as the caps have always added them
-            total += cand.ref_s.get(j, 0.0)
+            total += ref_cost_s(cand, j)
         return total
 
     def within_caps(i: int, chosen: list[int]) -> bool:
-        return len(chosen) < config.max_tests and spent_on(chosen) + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+        return len(chosen) < config.max_tests and spent_on(chosen) + ref_cost_s(cand, i) <= config.max_reference_s
 
     chosen = cover(cand, open_, pool, within_caps)
     spent = spent_on(chosen)
     reward_s = reward_estimate_s(cand, chosen)
 
     def fits(i: int) -> bool:
-        return (len(chosen) < config.max_tests and spent + cand.ref_s.get(i, 0.0) <= config.max_reference_s
+        return (len(chosen) < config.max_tests and spent + ref_cost_s(cand, i) <= config.max_reference_s
                 and reward_s + _case_cost(cand, i) <= config.max_reward_s)
 
     by_label: dict[str, list[int]] = {}
@@ -289,24 +290,39 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
                 del by_label[label]
             if fits(i):
                 chosen.append(i)
-                spent += cand.ref_s.get(i, 0.0)
+                spent += ref_cost_s(cand, i)
                 reward_s += _case_cost(cand, i)
         if len(chosen) >= config.max_tests:
             break
     return chosen
 
 
+REF_COST_STEP_S = 0.01
+
+
+def ref_cost_s(cand: Candidate, i: int) -> float:
+    """The reference's time on generated input ``i`` as selection's caps count it: its CPU time in
+    whole steps of :data:`REF_COST_STEP_S`, rounded down. Why: a case's CPU time holds its
+    process's own start (the kind's ``case_s`` counts that already), 2 to 4 ms for a small input,
+    which moves by a millisecond from run to run; counted as measured, it was counted twice (the
+    estimate twice the reward's real time: 30 ms where it said 50-odd), and it decided which tests
+    fit under the reward's cap, so 4 of 104 problems of two runs of the same code (10 on a busy
+    machine) released different tests. Counted in steps, only an input whose reference takes
+    within a hair of 10, 20, ... ms can move, and the work of a slow input still counts."""
+    return math.floor(cand.ref_s.get(i, 0.0) / REF_COST_STEP_S) * REF_COST_STEP_S
+
+
 def _case_cost(cand: Candidate, i: int) -> float:
     """What generated input ``i`` adds to a reward: its kind's cost of a case
-    (:attr:`~pipeline.verify.testgen.kind.TestKind.case_s`) and the reference's time on it."""
-    return cand.kind.case_s + cand.ref_s.get(i, 0.0)
+    (:attr:`~pipeline.verify.testgen.kind.TestKind.case_s`) and the reference's time on it (:func:`ref_cost_s`)."""
+    return cand.kind.case_s + ref_cost_s(cand, i)
 
 
 def reward_estimate_s(cand: Candidate, chosen: list[int]) -> float:
     """What judging a correct program on the source's tests and the inputs ``chosen`` costs,
     estimated the same on every run (the source's cases: their count only; they are the same
     before and after)."""
-    return (cand.row["tests"].count + len(chosen)) * cand.kind.case_s + sum(cand.ref_s.get(i, 0.0) for i in chosen)
+    return (cand.row["tests"].count + len(chosen)) * cand.kind.case_s + sum(ref_cost_s(cand, i) for i in chosen)
 
 
 def _pool(cand: Candidate, config: TestGenConfig) -> list[int]:

@@ -43,7 +43,11 @@ def _accepted(checker: Checker | None, expected: str, actual: str) -> bool:
 class StdinKind(TestKind):
     serves = "stdin"
     model_shape = " as the exact text the program reads from stdin"
-    case_s = 0.003  # each case a forked, jailed process of its own (an empty program's, benchmarks/bench_evaluator.py)
+    # each case a forked, jailed process of its own that runs the program's top level again: an
+    # empty program's 2.3 ms (benchmarks/bench_evaluator.py --stdin-cost) and a small input's
+    # compile and imports; the released stdin problems of the golden run cost a correct program
+    # 2.8 to 4.7 ms a case, median 3.7 (benchmarks/golden_verify.py, 2026-11-30)
+    case_s = 0.004
     inputs_share = 0.3  # ... so fewer inputs: each is a process for every reference and adversary
 
     def read(self, row: dict[str, Any]) -> Plan:
