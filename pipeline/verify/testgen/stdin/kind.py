@@ -44,9 +44,9 @@ class StdinKind(TestKind):
     serves = "stdin"
     model_shape = " as the exact text the program reads from stdin"
     # each case a forked, jailed process of its own that runs the program's top level again: an
-    # empty program's 2.3 ms (benchmarks/bench_evaluator.py --stdin-cost) and a small input's
-    # compile and imports; the released stdin problems of the golden run cost a correct program
-    # 2.8 to 4.7 ms a case, median 3.7 (benchmarks/golden_verify.py, 2026-11-30)
+    # empty program's 2.3 ms (benchmarks/bench_evaluator.py --stdin-cost) and the program's own
+    # compile and imports; on the released stdin tests of a golden run (benchmarks/golden_verify.py,
+    # 2026-11-30) a correct program took a median 3.4 to 3.7 ms a case, over 10 where inputs are large
     case_s = 0.004
     inputs_share = 0.3  # ... so fewer inputs: each is a process for every reference and adversary
 
