@@ -443,8 +443,8 @@ def most_work_first(tests: list[Tests | dict]) -> list[int]:
     worker busy while the others idle. What a program does with its cases is not known before it
     runs; how large they are is, and a program's time goes where its largest input is (time limits
     and slow programs land there). On 515 outside stdin programs, 2 workers, the makespan each
-    order gives the jobs' measured times: 22.1 s as given, 21.1 by most cases, 20.0 by the largest
-    case, 19.7 if each job's time were known (``benchmarks/bench_evaluator.py --peers --programs``)."""
+    order gives the jobs' times measured in one run: 22.1 s as given, 21.1 by most cases, 20.0 by
+    the largest case, 19.7 if each job's time were known (docs/evaluator-speed.md)."""
     def work(t: Tests | dict) -> tuple[int, int, int]:
         cases = (t.cases if isinstance(t, Tests) else t.get("cases") if isinstance(t, dict) else None) or []
         inputs = (c.input if hasattr(c, "input") else c.get("input") if isinstance(c, dict) else "" for c in cases)

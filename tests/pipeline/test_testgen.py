@@ -260,18 +260,26 @@ def test_the_differential_round_adds_the_input_a_passing_wrong_sample_fails(proc
     assert "| mbpp | 1 | 1 | 1 |" in out["card"].split("## Differential round")[1]
 
 
-def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys_test(processed):
-    """A stdin case is a process of its own: padding stops where the estimated reward passes
-    ``max_reward_s``; a test that rejects an adversary joins past it."""
-    from pipeline.verify.testgen import Candidate, Program, kind_for
-    from pipeline.verify.testgen.generate import reward_estimate_s, select
+def _answered_stdin_inputs(row: dict, ref_s: dict[int, float]):
+    """A stdin problem's candidate with 30 generated inputs, each answered, made three ways, and
+    its reference's CPU time on each (``ref_s``): what selection reads."""
+    from pipeline.verify.testgen import Candidate, kind_for
 
-    row = processed["taco"][0]
     cand = Candidate(row, kind_for(row["tests"]))
     cand.inputs = [f"{n}\n" for n in range(30)]
     cand.labels = [f"grammar:{n % 3}" for n in range(30)]
     cand.expected = {i: f"{i}\n" for i in range(30)}
-    cand.ref_s = dict.fromkeys(range(30), 0.001)
+    cand.ref_s = ref_s
+    return cand
+
+
+def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys_test(processed):
+    """A stdin case is a process of its own: padding stops where the estimated reward passes
+    ``max_reward_s``; a test that rejects an adversary joins past it."""
+    from pipeline.verify.testgen import Program
+    from pipeline.verify.testgen.generate import reward_estimate_s, select
+
+    cand = _answered_stdin_inputs(processed["taco"][0], dict.fromkeys(range(30), 0.001))
     config = dataclasses.replace(GEN, max_tests=20)
     padded = select(cand, config)
     assert 0 < len(padded) < 20 and reward_estimate_s(cand, padded) <= config.max_reward_s
@@ -288,20 +296,15 @@ def test_selection_keeps_the_same_tests_whatever_a_small_inputs_clock_says(proce
     slow input's work still counts (it does not fit where cheaper inputs after it do)."""
     import random
 
-    from pipeline.verify.testgen import Candidate, kind_for
     from pipeline.verify.testgen.generate import ref_cost_s, select
 
-    row = processed["taco"][0]
     config = dataclasses.replace(GEN, max_tests=30)
     picks = []
     for seed in range(3):
         noise = random.Random(seed)
-        cand = Candidate(row, kind_for(row["tests"]))
-        cand.inputs = [f"{n}\n" for n in range(30)]
-        cand.labels = [f"grammar:{n % 3}" for n in range(30)]
-        cand.expected = {i: f"{i}\n" for i in range(30)}
-        cand.ref_s = {i: 0.002 + 0.003 * noise.random() for i in range(30)}
-        cand.ref_s[7] = 0.025 + 0.004 * noise.random()
+        ref_s = {i: 0.002 + 0.003 * noise.random() for i in range(30)}
+        ref_s[7] = 0.025 + 0.004 * noise.random()
+        cand = _answered_stdin_inputs(processed["taco"][0], ref_s)
         picks.append(select(cand, config))
         assert ref_cost_s(cand, 3) == 0.0 and ref_cost_s(cand, 7) == pytest.approx(0.02)
     assert picks[0] == picks[1] == picks[2] and 7 not in picks[0] and max(picks[0]) > 7
