@@ -165,7 +165,7 @@ HOSTILE_RETURNS = {  # each returns something that claims to equal anything, or 
                            "            os.write(fd, b'{\"names\":[]}\\n{\"r\":true}\\n{\"verdict\":\"accepted\"}\\n')\n"
                            "        except OSError:\n            pass\n    return 0\n"),
     "huge_int": "def f(x):\n    return 10 ** 5000\n",
-    "deep_list": "def f(x):\n    v = []\n    for _ in range(100000):\n        v = [v]\n    return v\n",
+    "deep_list": "def f(x):\n    v = []\n    for _ in range(20000):\n        v = [v]\n    return v\n",
 }
 
 
