@@ -290,6 +290,24 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
 
 
 
+def test_selection_keeps_the_smallest_killer_of_each_way_inputs_are_made(processed):
+    """Past the cover of what the source's tests let through, each way of making inputs that
+    rejects some adversary keeps its smallest such input (issue 48): a small corner and an extreme
+    join, though the source's own tests already reject the mutant they catch."""
+    from pipeline.verify.testgen import Program
+    from pipeline.verify.testgen.generate import select
+
+    cand = _answered_stdin_inputs(processed["taco"][0], dict.fromkeys(range(30), 0.001))
+    cand.labels[5] = cand.labels[9] = "small:exhaustive"
+    cand.labels[12] = cand.labels[15] = "boundary:int_hi"
+    cand.inputs[5], cand.inputs[9], cand.inputs[12] = "1 1 1\n", "1\n", "1 2 3 4 5 6\n"
+    caught, open_ = Program("mutant", 0, "a"), Program("mutant", 1, "b")
+    cand.kills = {caught: {5, 9, 12, 15}, open_: {20}}
+    cand.killed_by_original = {caught}
+    chosen = select(cand, dataclasses.replace(GEN, max_tests=3, max_reward_s=1.0))
+    assert chosen == [20, 15, 9]  # the cover, then boundary's smallest killer, then small's
+
+
 def test_selection_keeps_the_same_tests_whatever_a_small_inputs_clock_says(processed):
     """The references' CPU time counts in whole 10 ms steps: two runs whose small inputs measured a
     millisecond apart (a process's start, already in the kind's ``case_s``) keep the same tests; a

@@ -256,9 +256,10 @@ def _busy(family: str, result: Result | list[Any]) -> None:
 
 # ----------------------------------------------------------------------------- selecting
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
-    """Generated inputs to keep: greedy cover of the adversaries the originals let through,
-    then the rest round-robin over how they were made, within the count and time caps, and,
-    for the rest, the reward's (:func:`reward_estimate_s`, ``max_reward_s``)."""
+    """Generated inputs to keep: greedy cover of the adversaries the originals let through, then
+    the smallest input of each way of making them that rejects an adversary (:func:`smallest_killers`),
+    then the rest round-robin over how they were made, within the count and time caps, and, past
+    the cover, the reward's (:func:`reward_estimate_s`, ``max_reward_s``)."""
     pool = _pool(cand, config)
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
 
@@ -279,6 +280,12 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
         return (len(chosen) < config.max_tests and spent + ref_cost_s(cand, i) <= config.max_reference_s
                 and reward_s + _case_cost(cand, i) <= config.max_reward_s)
 
+    for i in smallest_killers(cand, pool, chosen):
+        if fits(i):
+            chosen.append(i)
+            spent += ref_cost_s(cand, i)
+            reward_s += _case_cost(cand, i)
+
     by_label: dict[str, list[int]] = {}
     for i in pool:
         if i not in chosen:
@@ -295,6 +302,29 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
         if len(chosen) >= config.max_tests:
             break
     return chosen
+
+
+def smallest_killers(cand: Candidate, pool: list[int], chosen: list[int]) -> list[int]:
+    """For each way inputs were made (a label's family: ``small``, ``boundary``, ``scale``,
+    ``mutation``, ``grammar``, ...) that none of ``chosen`` rejects an adversary with, its smallest
+    input that rejects one (ties to the earlier). Why (issue 48, after AutoCode): the cover keeps
+    what the adversaries the source's tests let through need, and each generator reaches wrong
+    programs in its own way (a small corner, an extreme, a large input); the smallest of each is
+    the cheapest test of that way, and the one that names the flaw plainest."""
+    killing = set().union(*cand.kills.values()) if cand.kills else set()
+    covered = {family(cand.labels[i]) for i in chosen if i in killing}
+    best: dict[str, int] = {}
+    for i in pool:
+        if i in killing and i not in chosen and family(cand.labels[i]) not in covered:
+            name = family(cand.labels[i])
+            if name not in best or input_size(cand.inputs[i]) < input_size(cand.inputs[best[name]]):
+                best[name] = i
+    return [best[name] for name in sorted(best)]
+
+
+def family(label: str) -> str:
+    """How an input was made, without the detail: ``small:list`` is ``small``."""
+    return label.split(":", 1)[0]
 
 
 REF_COST_STEP_S = 0.01
