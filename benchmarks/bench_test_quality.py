@@ -16,9 +16,11 @@ For each source the problems go through Collect, Process and Verify (with genera
   whose only correct programs are its references reads ``n/a``;
 - TNR: known-wrong programs the tests reject (the labelled programs that pass the base tests but
   fail the extended ones, the 974 the issue names; KodCode's confirmed failing attempts; APPS
-  programs that pass the samples and fail an official test). On the 7 HumanEval problems whose
-  canonical solution fails its own extended tests, a program labelled wrong is judged again on the
-  extended asserts the canonical solution passes (``extended_audit.py``; ``--raw-labels``: as shipped);
+  programs that pass the samples and fail an official test). A program labelled wrong is judged
+  again on the extended asserts its reference passes where the reference fails some (7 HumanEval
+  problems) or the label was never re-run (MBPP's, on MBPP-ET's asserts where
+  ``build_mbpp_extended.py`` built them: MultiPL-E renamed 17 of its functions, bound to MBPP's
+  name here) (``extended_audit.py``; ``--raw-labels``: as shipped);
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
   problem, and the reward's evaluator time per correct program;
 
@@ -46,8 +48,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from escapes import CLASSES, NO_FULL_TESTS, NOT_ALONE, escape_class, example_shapes, single_tests, size_of  # noqa: E402
-from extended_audit import audited  # noqa: E402
-from labelled_sets import APPS, LEETCODE  # noqa: E402
+from extended_audit import asserts_for, audited, humaneval_references, mbpp_references, named_as_mbpp  # noqa: E402
+from labelled_sets import APPS, LEETCODE, MBPP_ET  # noqa: E402
 
 from evaluator import evaluate_many  # noqa: E402
 from pipeline.filter.quality import QualityConfig, check  # noqa: E402
@@ -65,10 +67,11 @@ DEFAULT_SOURCES = ("mbpp_test", "mbpp", "humaneval", "kodcode", "leetcode", "tac
 
 def labelled_programs(sources: list[str], audit: bool = True,
                       workers: int | None = None) -> dict[tuple[str, str], list[dict]]:
-    """(source, source_id) -> MapCoder's HumanEval/MBPP programs with their labels, and the
-    accepted LeetCode solutions of kamyu104/LeetCode-Solutions where they are built (``labelled_sets.LEETCODE``).
-    ``audit``: a HumanEval program labelled wrong by extended asserts that the canonical solution
-    fails too is judged again on the ones it passes (:mod:`extended_audit`); the count goes to stderr."""
+    """(source, source_id) -> MapCoder's HumanEval/MBPP programs with their labels and full tests
+    (HumanEval-ET's; MBPP-ET's where ``labelled_sets.MBPP_ET`` is built), and the accepted LeetCode
+    solutions of kamyu104/LeetCode-Solutions where they are built (``labelled_sets.LEETCODE``).
+    ``audit``: a program labelled wrong is judged again where its extended label does not hold up
+    (:func:`extended_audit.audited`); the count goes to stderr."""
     root = shared_data_dir()
     out: dict[tuple[str, str], list[dict]] = {}
     for rec in (LEETCODE.read() if "leetcode" in sources else None) or []:
@@ -76,20 +79,33 @@ def labelled_programs(sources: list[str], audit: bool = True,
             {"code": rec["code"], "correct": rec["label"] == "correct", "id": f"kamyu104:{rec['source_id']}:{rec['solution']}"})
     if root is None:
         return out
+    mbpp_et = {t["task_id"]: t for t in (MBPP_ET.read() or [])} if any(s.startswith("mbpp") for s in sources) else {}
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
-        records = [json.loads(line) for line in fh]
-    again = audited(records, workers) if audit and "humaneval" in sources else {}
+        records = [{**rec, "code": named_as_mbpp(rec, mbpp_et)} for rec in map(json.loads, fh)]
+
+    def full_tests(rec: dict) -> dict | None:
+        if rec["dataset"] == "humaneval":
+            return rec.get("tests_extended")
+        task = mbpp_et.get(str(rec.get("mbpp_task_id")))
+        return asserts_for(task) if task else None
+
+    again: dict[str, bool] = {}
+    if audit:
+        references = mbpp_references(records, mbpp_et)
+        if "humaneval" in sources:
+            references.update(humaneval_references(records))
+        again = audited(records, references, full_tests, workers) if references else {}
     if again:
-        print(f"HumanEval-ET labels judged again: {len(again)} programs labelled wrong on problems whose canonical "
-              f"solution fails the extended tests too; {sum(again.values())} pass every extended assert it passes "
-              "(counted correct)", file=sys.stderr)
+        print(f"extended labels judged again: {len(again)} programs labelled wrong where the reference fails the "
+              f"extended tests too or the label was never re-run (MBPP-ET's); {sum(again.values())} pass every "
+              "extended assert the reference passes (counted correct)", file=sys.stderr)
     for rec in records:
         sid = rec["task_id"] if rec["dataset"] == "humaneval" else rec["task_id"].split("_")[1]
         correct = again.get(rec["id"], rec["label_extended"] is True)
         wrong = rec["label_base"] is True and not correct and rec["label_extended"] is False
         if correct or wrong:
             out.setdefault((rec["dataset"], sid), []).append({"code": rec["code"], "correct": correct,
-                                                             "id": rec["id"], "full_tests": rec.get("tests_extended")})
+                                                             "id": rec["id"], "full_tests": full_tests(rec)})
     return out
 
 
@@ -239,8 +255,8 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
 def escapes(source: str, survivors: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
     """Each wrong program the released tests accept, with the smallest full test that rejects it and
     its class (:mod:`escapes`): judged on its full tests one by one (APPS's official cases,
-    HumanEval-ET's asserts). A program with no full tests here (MBPP-ET's are not in the shared
-    data, only its verdicts) is counted as such."""
+    HumanEval-ET's and MBPP-ET's asserts). A program with no full tests here (MBPP-ET's where
+    ``build_mbpp_extended.py`` has not built them) is counted as such."""
     split = [single_tests(program.get("full_tests") or {}) for program, _ in survivors]
     results = iter(judge([(program, test) for (program, _), singles in zip(survivors, split) for test, _ in singles],
                          workers))

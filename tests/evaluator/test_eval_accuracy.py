@@ -58,16 +58,18 @@ def test_humaneval_et_labels_the_canonical_solution_earns_too_are_judged_again()
     import gzip
     import json
 
-    from benchmarks.extended_audit import asserts_the_reference_passes, audited
+    from benchmarks.extended_audit import asserts_the_reference_passes, audited, cut, humaneval_references
 
     tasks = ("HumanEval/0", "HumanEval/44", "HumanEval/50")
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
         records = [r for r in map(json.loads, fh) if r["task_id"] in tasks]
-    cut = asserts_the_reference_passes(records, workers=2)
-    assert set(cut) == {"HumanEval/44", "HumanEval/50"}
-    assert "x + 1" not in cut["HumanEval/44"]["assert_code"]
-    assert cut["HumanEval/44"]["assert_code"].count("\n") == 131  # 133 asserts less the lifted one
-    again = audited(records, workers=2)
+    references = humaneval_references(records)
+    kept = asserts_the_reference_passes(references, workers=2)
+    assert set(kept) == {("humaneval", "HumanEval/44"), ("humaneval", "HumanEval/50")}
+    tests_44 = cut(references[("humaneval", "HumanEval/44")][1], kept[("humaneval", "HumanEval/44")])
+    assert "x + 1" not in tests_44["assert_code"]
+    assert tests_44["assert_code"].count("\n") == 131  # 133 asserts less the lifted one
+    again = audited(records, references, lambda r: r["tests_extended"], workers=2)
     labelled_wrong = {r["id"]: r["task_id"] for r in records
                       if r["label_base"] is True and r["label_extended"] is False}
     assert set(again) == {i for i, t in labelled_wrong.items() if t != "HumanEval/0"}

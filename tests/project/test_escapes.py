@@ -39,3 +39,24 @@ def test_full_tests_split_one_per_case_on_real_records():
     assert all(t["assert_code"].count("\n") == 0 and t["fn_name"] == rec["tests_extended"]["fn_name"] for t, _ in singles)
     assert min(size_of(t) for t, _ in singles) <= max(size_of(t) for t, _ in singles)
     assert example_shapes(rec["tests_base"])  # the base tests' `assert candidate(...)` lines
+
+
+def test_a_renamed_mbpp_program_answers_to_mbpps_name_too():
+    """MultiPL-E renamed a few MBPP functions (``next_Power_Of_2`` is ``next_power_of_2``) and MBPP's
+    own tests and MBPP-ET call the old name: the program gets it too, unless it defines it itself."""
+    from benchmarks.extended_audit import asserts_for, named_as_mbpp
+
+    task = {"entry_point": "next_Power_Of_2", "setup": "", "asserts": ["assert next_Power_Of_2 (5) == 8"]}
+    renamed = {"dataset": "mbpp", "mbpp_task_id": "167", "tests_base": {"fn_name": "next_power_of_2"},
+               "code": "def next_power_of_2(n):\n    return 1 << max(0, n - 1).bit_length()\n"}
+    namespace: dict = {}
+    exec(named_as_mbpp(renamed, {"167": task}), namespace)
+    assert namespace["next_Power_Of_2"] is namespace["next_power_of_2"]
+    own = {**renamed, "code": "def next_Power_Of_2(n):\n    return 8\n"}  # defines MBPP's name itself
+    namespace = {}
+    exec(named_as_mbpp(own, {"167": task}), namespace)
+    assert namespace["next_Power_Of_2"](5) == 8 and "next_power_of_2" not in namespace
+    assert named_as_mbpp(renamed, {}) == renamed["code"]  # MBPP-ET not built: as it is
+    tests = asserts_for(task)
+    assert tests["assert_code"] == "assert next_Power_Of_2 (5) == 8\n"
+    assert [t["assert_code"] for t, _ in single_tests(tests)] == ["assert next_Power_Of_2 (5) == 8"]
