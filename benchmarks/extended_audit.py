@@ -89,11 +89,11 @@ def asserts_the_reference_passes(references: References, workers: int | None = N
     tasks = list(references)
     whole = evaluate_many([(str(i), *references[t]) for i, t in enumerate(tasks)], workers=workers)
     broken = [t for t, result in zip(tasks, whole) if not result.passed]
-    jobs = [((t, i), references[t][0], {**references[t][1], "assert_code": line})
-            for t in broken for i, line in enumerate(_asserts(references[t][1]))]
+    alone = [(t, i, line) for t in broken for i, line in enumerate(_asserts(references[t][1]))]
+    results = evaluate_many([(str(k), references[t][0], {**references[t][1], "assert_code": line})
+                             for k, (t, _, line) in enumerate(alone)], workers=workers)
     passed: dict[Task, list[int]] = {t: [] for t in broken}
-    for ((t, i), _, _), result in zip(jobs, evaluate_many([(str(k), c, x) for k, (_, c, x) in enumerate(jobs)],
-                                                          workers=workers)):
+    for (t, i, _), result in zip(alone, results):
         if result.passed:
             passed[t].append(i)
     return passed

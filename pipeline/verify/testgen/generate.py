@@ -58,7 +58,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, input_size, is_edge
+from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, input_size, is_edge
 from pipeline.verify.testgen.planning import add_validated, planner
 from pipeline.verify.testgen.registry import hardcoder
 from pipeline.verify.testgen.settings import TestGenConfig
@@ -246,12 +246,12 @@ def _run_originals(cands: list[Candidate], backend: EvaluatorBackend, workers: i
             cands[ci].killed_by_original.add(program)
 
 
-def _busy(family: str, result: Result | list[Any]) -> None:
-    """While recording, a run's own time under its family (``busy:mutant``, ``busy:hardcoder``,
-    ``busy:oracle``): the families share one batch, so their wall times cannot be told apart."""
+def _busy(role: str, result: Result | list[Any]) -> None:
+    """While recording, a run's own time under its program's role (``busy:mutant``, ``busy:hardcoder``,
+    ``busy:oracle``): the roles share one batch, so their wall times cannot be told apart."""
     if timing.on():
         spent = result.time_s if isinstance(result, Result) else sum(o.time_s for o in result)
-        timing.add("busy:" + family, spent)
+        timing.add("busy:" + role, spent)
 
 
 # ----------------------------------------------------------------------------- selecting
@@ -276,15 +276,16 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     spent = spent_on(chosen)
     reward_s = reward_estimate_s(cand, chosen)
 
-    def fits(i: int) -> bool:
-        return (len(chosen) < config.max_tests and spent + ref_cost_s(cand, i) <= config.max_reference_s
-                and reward_s + _case_cost(cand, i) <= config.max_reward_s)
-
-    for i in smallest_killers(cand, pool, chosen):
-        if fits(i):
+    def take_if_it_fits(i: int) -> None:
+        nonlocal spent, reward_s
+        if (len(chosen) < config.max_tests and spent + ref_cost_s(cand, i) <= config.max_reference_s
+                and reward_s + _case_cost(cand, i) <= config.max_reward_s):
             chosen.append(i)
             spent += ref_cost_s(cand, i)
             reward_s += _case_cost(cand, i)
+
+    for i in smallest_killers(cand, pool, chosen):
+        take_if_it_fits(i)
 
     by_label: dict[str, list[int]] = {}
     for i in pool:
@@ -295,10 +296,7 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
             i = by_label[label].pop(0)
             if not by_label[label]:
                 del by_label[label]
-            if fits(i):
-                chosen.append(i)
-                spent += ref_cost_s(cand, i)
-                reward_s += _case_cost(cand, i)
+            take_if_it_fits(i)
         if len(chosen) >= config.max_tests:
             break
     return chosen
@@ -320,11 +318,6 @@ def smallest_killers(cand: Candidate, pool: list[int], chosen: list[int]) -> lis
             if name not in best or input_size(cand.inputs[i]) < input_size(cand.inputs[best[name]]):
                 best[name] = i
     return [best[name] for name in sorted(best)]
-
-
-def family(label: str) -> str:
-    """How an input was made, without the detail: ``small:list`` is ``small``."""
-    return label.split(":", 1)[0]
 
 
 REF_COST_STEP_S = 0.01

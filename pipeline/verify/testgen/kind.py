@@ -220,14 +220,19 @@ def cover(cand: Candidate, open_: dict[str, set[int]], pool: Iterable[int],
 EDGE = "edge"  # how an input past the examples' envelope is labelled ("edge:<what>"): the reserve's only
 
 
+def family(label: str) -> str:
+    """How an input was made, without the detail: ``small:list`` is ``small``."""
+    return label.split(":", 1)[0]
+
+
 def is_edge(label: str) -> bool:
     """Whether an input is an edge (:mod:`pipeline.verify.testgen.call.edges`): the round's to admit."""
-    return label.split(":", 1)[0] == EDGE
+    return family(label) == EDGE
 
 
 def origin(label: str) -> str:
     """A generated test's origin (``TEST_ORIGINS``) from how its input was made."""
-    head = label.split(":", 1)[0]
+    head = family(label)
     return head if head in TEST_ORIGINS else "mutation"
 
 
