@@ -19,8 +19,8 @@ For each source the problems go through Collect, Process and Verify (with genera
   programs that pass the samples and fail an official test). A program labelled wrong is judged
   again on the extended asserts its reference passes where the reference fails some (7 HumanEval
   problems) or the label was never re-run (MBPP's, on MBPP-ET's asserts where
-  ``build_mbpp_extended.py`` built them: MultiPL-E renamed 17 of its functions, bound to MBPP's
-  name here) (``extended_audit.py``; ``--raw-labels``: as shipped);
+  ``build_mbpp_extended.py`` built them; the 17 functions MultiPL-E renamed are bound to MBPP's
+  name): ``extended_audit.py``, and ``--raw-labels`` for the labels as shipped;
 - mutation score (mutants some input tells from the reference), hardcoder rejected, tests per
   problem, and the reward's evaluator time per correct program;
 
@@ -48,7 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from escapes import CLASSES, NO_FULL_TESTS, NOT_ALONE, escape_class, example_shapes, single_tests, size_of  # noqa: E402
-from extended_audit import asserts_for, audited, humaneval_references, mbpp_references, named_as_mbpp  # noqa: E402
+from extended_audit import audited, extended_tests, humaneval_references, mbpp_references, named_as_mbpp  # noqa: E402
 from labelled_sets import APPS, LEETCODE, MBPP_ET  # noqa: E402
 
 from evaluator import evaluate_many  # noqa: E402
@@ -83,18 +83,12 @@ def labelled_programs(sources: list[str], audit: bool = True,
     with gzip.open(root / "labelled" / "programs.jsonl.gz", "rt", encoding="utf-8") as fh:
         records = [{**rec, "code": named_as_mbpp(rec, mbpp_et)} for rec in map(json.loads, fh)]
 
-    def full_tests(rec: dict) -> dict | None:
-        if rec["dataset"] == "humaneval":
-            return rec.get("tests_extended")
-        task = mbpp_et.get(str(rec.get("mbpp_task_id")))
-        return asserts_for(task) if task else None
-
     again: dict[str, bool] = {}
     if audit:
         references = mbpp_references(records, mbpp_et)
         if "humaneval" in sources:
             references.update(humaneval_references(records))
-        again = audited(records, references, full_tests, workers) if references else {}
+        again = audited(records, references, mbpp_et, workers) if references else {}
     if again:
         print(f"extended labels judged again: {len(again)} programs labelled wrong where the reference fails the "
               f"extended tests too or the label was never re-run (MBPP-ET's); {sum(again.values())} pass every "
@@ -105,7 +99,7 @@ def labelled_programs(sources: list[str], audit: bool = True,
         wrong = rec["label_base"] is True and not correct and rec["label_extended"] is False
         if correct or wrong:
             out.setdefault((rec["dataset"], sid), []).append({"code": rec["code"], "correct": correct,
-                                                             "id": rec["id"], "full_tests": full_tests(rec)})
+                                                             "id": rec["id"], "full_tests": extended_tests(rec, mbpp_et)})
     return out
 
 
@@ -289,7 +283,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--json", help="write the figures here too")
     parser.add_argument("--raw-labels", action="store_true",
-                        help="HumanEval's labels as shipped, without judging again those the canonical solution earns too")
+                        help="the extended labels as shipped, without judging again those that do not hold up (extended_audit.py)")
     parser.add_argument("--single-witness", choices=("keep", "drop"), default="keep",
                         help="generation.single_witness: keep tests whose answer rests on one witness, or drop them")
     args = parser.parse_args()

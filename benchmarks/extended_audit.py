@@ -25,7 +25,6 @@ of them stays wrong.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from evaluator import evaluate_many
@@ -40,6 +39,14 @@ def asserts_for(task: dict) -> dict:
     call MBPP's own name for the function (``next_Power_Of_2``), as MBPP's rows here do."""
     return {"kind": "assert", "fn_name": task["entry_point"],
             "assert_code": "\n".join([task["setup"], *task["asserts"]]).strip() + "\n"}
+
+
+def extended_tests(rec: dict, mbpp_et: dict[str, dict]) -> dict | None:
+    """A labelled record's extended tests: HumanEval-ET's, shipped with it; MBPP-ET's, where built."""
+    if rec["dataset"] == "humaneval":
+        return rec.get("tests_extended")
+    task = mbpp_et.get(str(rec.get("mbpp_task_id")))
+    return asserts_for(task) if task else None
 
 
 def named_as_mbpp(rec: dict, mbpp_et: dict[str, dict]) -> str:
@@ -99,19 +106,21 @@ def asserts_the_reference_passes(references: References, workers: int | None = N
     return passed
 
 
-def audited(records: list[dict], references: References, full_tests: Callable[[dict], dict | None],
+def audited(records: list[dict], references: References, mbpp_et: dict[str, dict],
             workers: int | None = None) -> dict[str, bool]:
     """Record id -> its extended label judged again, for each program labelled wrong (it passes the
     base tests and fails the extended ones) on a task whose reference fails those tests too, or
     whose label was never re-run (MBPP-ET's, ``label_extended_verified`` false: the file the source
     judged with is lost). The new label is whether the program passes every extended assert the
-    reference passes (``full_tests``: a record's extended tests)."""
+    reference passes (:func:`extended_tests`, MBPP-ET's from ``mbpp_et``)."""
     kept = asserts_the_reference_passes(references, workers)
-    again = [r for r in records if r["label_base"] is True and r["label_extended"] is False and full_tests(r)
-             and ((r["dataset"], r["task_id"]) in kept
-                  or ((r["dataset"], r["task_id"]) in references and not r.get("label_extended_verified")))]
     jobs = []
-    for r in again:
-        task = (r["dataset"], r["task_id"])
-        jobs.append((r["id"], r["code"], cut(full_tests(r), kept[task]) if task in kept else full_tests(r)))
+    for r in records:
+        task, tests = (r["dataset"], r["task_id"]), extended_tests(r, mbpp_et)
+        if not (r["label_base"] is True and r["label_extended"] is False and tests):
+            continue
+        if task in kept:
+            jobs.append((r["id"], r["code"], cut(tests, kept[task])))
+        elif task in references and not r.get("label_extended_verified"):
+            jobs.append((r["id"], r["code"], tests))
     return {key: result.passed for (key, _, _), result in zip(jobs, evaluate_many(jobs, workers=workers))}

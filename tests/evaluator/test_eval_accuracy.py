@@ -69,7 +69,7 @@ def test_humaneval_et_labels_the_canonical_solution_earns_too_are_judged_again()
     tests_44 = cut(references[("humaneval", "HumanEval/44")][1], kept[("humaneval", "HumanEval/44")])
     assert "x + 1" not in tests_44["assert_code"]
     assert tests_44["assert_code"].count("\n") == 131  # 133 asserts less the lifted one
-    again = audited(records, references, lambda r: r["tests_extended"], workers=2)
+    again = audited(records, references, {}, workers=2)
     labelled_wrong = {r["id"]: r["task_id"] for r in records
                       if r["label_base"] is True and r["label_extended"] is False}
     assert set(again) == {i for i, t in labelled_wrong.items() if t != "HumanEval/0"}

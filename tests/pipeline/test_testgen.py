@@ -289,7 +289,6 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     assert chosen == [28, 29] or chosen == [29, 28]
 
 
-
 def test_selection_keeps_the_smallest_killer_of_each_way_inputs_are_made(processed):
     """Past the cover of what the source's tests let through, each way of making inputs that
     rejects some adversary keeps its smallest such input (issue 48): a small corner and an extreme

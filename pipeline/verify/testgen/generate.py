@@ -58,7 +58,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, input_size, is_edge
+from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, is_edge, smallest_first
 from pipeline.verify.testgen.planning import add_validated, planner
 from pipeline.verify.testgen.registry import hardcoder
 from pipeline.verify.testgen.settings import TestGenConfig
@@ -312,11 +312,9 @@ def smallest_killers(cand: Candidate, pool: list[int], chosen: list[int]) -> lis
     killing = set().union(*cand.kills.values()) if cand.kills else set()
     covered = {family(cand.labels[i]) for i in chosen if i in killing}
     best: dict[str, int] = {}
-    for i in pool:
-        if i in killing and i not in chosen and family(cand.labels[i]) not in covered:
-            name = family(cand.labels[i])
-            if name not in best or input_size(cand.inputs[i]) < input_size(cand.inputs[best[name]]):
-                best[name] = i
+    for i in smallest_first(cand, (i for i in pool if i in killing and i not in chosen)):
+        if family(cand.labels[i]) not in covered:
+            best.setdefault(family(cand.labels[i]), i)
     return [best[name] for name in sorted(best)]
 
 
@@ -360,7 +358,7 @@ def reserve(cand: Candidate, config: TestGenConfig, chosen: list[int]) -> str:
 
     taken = set(chosen)
     entries = []
-    for i in sorted((i for i in _pool(cand, config) if i not in taken), key=lambda i: (input_size(cand.inputs[i]), i)):
+    for i in smallest_first(cand, (i for i in _pool(cand, config) if i not in taken)):
         if len(entries) >= config.reserve:
             break
         if cand.kind.expected_text(cand.expected[i]) is not None:

@@ -217,6 +217,12 @@ def cover(cand: Candidate, open_: dict[str, set[int]], pool: Iterable[int],
     return chosen
 
 
+def smallest_first(cand: Candidate, indices: Iterable[int]) -> list[int]:
+    """Generated inputs ``indices`` by size, ties to the earlier: the order in which the smallest is
+    wanted (selection's smallest killers, the differential round's reserve)."""
+    return sorted(indices, key=lambda i: (input_size(cand.inputs[i]), i))
+
+
 EDGE = "edge"  # how an input past the examples' envelope is labelled ("edge:<what>"): the reserve's only
 
 
