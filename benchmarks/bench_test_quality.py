@@ -286,13 +286,15 @@ def main() -> None:
                         help="the extended labels as shipped, without judging again those that do not hold up (extended_audit.py)")
     parser.add_argument("--single-witness", choices=("keep", "drop"), default="keep",
                         help="generation.single_witness: keep tests whose answer rests on one witness, or drop them")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="generation.seed: a small set's figure moves with which inputs a seed draws; run a few")
     args = parser.parse_args()
     sources = args.sources.split(",")
     labelled = labelled_programs(sources, audit=not args.raw_labels, workers=args.workers)
     apps = APPS.read() if {"apps_stdin", "apps_call"} & set(sources) else None
     if apps is None:
         sources = [s for s in sources if s not in ("apps_stdin", "apps_call")]
-    generation = TestGenConfig(cache=False, tests_only_in_statement="mark")
+    generation = TestGenConfig(cache=False, tests_only_in_statement="mark", seed=args.seed)
     if "single_witness" in {f.name for f in dataclasses.fields(TestGenConfig)}:
         generation = dataclasses.replace(generation, single_witness=args.single_witness)
     config = VerifyConfig(workers=args.workers, generation=generation)

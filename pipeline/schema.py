@@ -73,6 +73,10 @@ class GenerationColumns:
     oracle_disagreements: int = 0  # generated inputs on which references disagreed (dropped)
     oracle_suspects: int = 0  # ... whose answer broke what every example's answer keeps (dropped)
     inputs_invalid: str = "{}"  # JSON {reason: generated inputs the validators refused}
+    # the validator's statement rules tested on just-illegal variants of an example (pipeline.verify.testgen.proof):
+    # how many refused every variant, and (JSON ["part:name"]) those that let one through, dropped
+    validator_rules: int = 0
+    validator_rules_dropped: str = "[]"
     oracle_witnesses: int = 0  # sources that can vouch for a generated answer
     single_witness_tests: int = 0  # generated tests kept whose answer rests on one witness only
     mutants_run: int = 0

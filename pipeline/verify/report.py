@@ -46,7 +46,8 @@ def funnel_by_source(kept: list[dict[str, Any]], rejects: list[dict[str, Any]] =
             "tests_before": None, "tests_after": None, "correct_programs_run": 0, "tpr": None,
             "wrong_programs_run": 0, "tnr": None, "_accepted_correct": 0,
             "mutation_score_before": None, "mutation_score": None, "mutants_equivalent": 0,
-            "oracle_suspects": 0, "single_witness_tests": 0, "inputs_invalid": 0, "_invalid": Counter(), "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
+            "oracle_suspects": 0, "single_witness_tests": 0, "inputs_invalid": 0, "_invalid": Counter(),
+            "validator_rules": 0, "validator_rules_dropped": 0, "hardcoder_rejected": 0, "hardcoder_run": 0, "single_reference_oracle": 0,
             "tests_only_in_statement_rejected": 0, "tests_only_in_statement_kept": 0, "_rejected_wrong": 0})
 
     for row in kept:
@@ -87,8 +88,10 @@ def _count_kept(e: dict[str, Any], a: dict[str, list[float]], row: dict[str, Any
         a["two" if int(row["oracle_witnesses"]) >= 2 else "one"].append(int(row.get("generated_tests") or 0))
     try:
         e["_invalid"].update(json.loads(row.get("inputs_invalid") or "{}"))
+        e["validator_rules_dropped"] += len(json.loads(row.get("validator_rules_dropped") or "[]"))
     except (TypeError, ValueError):
         pass
+    e["validator_rules"] += int(row.get("validator_rules") or 0)
     if row.get("hardcoder_rejected") is not None:
         e["hardcoder_run"] += 1
         e["hardcoder_rejected"] += bool(row["hardcoder_rejected"])
@@ -131,6 +134,7 @@ FUNNEL_COLUMNS = (
     ("hardcoder_rejected", "hardcoder rejected"), ("single_reference_oracle", "single-reference oracle"),
     ("oracle_suspects", "answers dropped as suspect"),
     ("inputs_invalid", "generated inputs refused as invalid"),
+    ("validator_rules", "validator rules tested and kept"), ("validator_rules_dropped", "dropped (let a just-illegal input through)"),
     ("single_witness_tests", "tests on one witness only"),
     ("generated_two_witnesses", "generated tests/problem, 2+ witnesses"), ("generated_one_witness", "1 witness"),
     ("tests_only_in_statement_rejected", "only statement examples, rejected"),

@@ -9,12 +9,12 @@ import random
 import pytest
 
 from pipeline.process.tests_format import leetcode_call_cases, signature_params
-from pipeline.verify.testgen.call.inputs import MAX_SCALED_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
+from pipeline.verify.testgen.call.inputs import MAX_SCALED_SIZE, MAX_SLOW_SIZE, MAX_TOTAL_ELEMENTS, mutate_args
 from pipeline.verify.testgen.call.profile import CallProfile
 from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, tree_mutation
 from pipeline.verify.testgen.constraints.bounds import parse_constraints, size_bound, value_bound
 
-KINDS = ("mutation:", "boundary:", "scale:", "small:")
+KINDS = ("mutation:", "boundary:", "scale:", "small:", "slow:")
 
 def grow(examples, *, n, seed=0, statement="", param_names=None):
     """New inputs from these example calls, as generation makes them (through the problem's profile)."""
@@ -83,7 +83,7 @@ def test_real_leetcode_inputs_keep_types_bounds_and_are_new(problems):
             labels.add(label)
             assert label.startswith(KINDS) and kwargs == {}
             assert len(args) == len(params)
-            assert sum(_leaves(v) for v in args) <= MAX_TOTAL_ELEMENTS
+            assert sum(_leaves(v) for v in args) <= (2 * MAX_SLOW_SIZE if label.startswith("slow:") else MAX_TOTAL_ELEMENTS)
             for i, (value, name) in enumerate(zip(args, params)):
                 seen = [a[i] for a in example_args]
                 assert type(value) in {type(s) for s in seen}, (task_id, name, label)
@@ -100,7 +100,7 @@ def test_real_leetcode_inputs_keep_types_bounds_and_are_new(problems):
                     assert all(_fits(x, vb) for x in _numbers(value)), (task_id, name, label, vb)
                 if isinstance(value, (list, str)) and label.startswith("scale:"):
                     assert len(value) <= MAX_SCALED_SIZE
-    assert {label.split(":")[0] for label in labels} == {"mutation", "boundary", "scale", "small"}
+    assert {label.split(":")[0] for label in labels} == {"mutation", "boundary", "scale", "small", "slow"}
     assert {"mutation:int_delta", "mutation:list_insert", "mutation:list_swap", "mutation:str_swap", "boundary:min_size",
             "boundary:value_hi", "scale:list_size", "scale:value_range"} <= labels
 
@@ -130,7 +130,11 @@ def test_mix_of_kinds():
     out = grow(examples, n=40, seed=0, statement=statement, param_names=["nums", "k"])
     counts = {kind: sum(1 for *_, label in out if label.startswith(kind)) for kind in KINDS}
     assert len(out) == 40
-    assert counts["mutation:"] >= 10 and counts["boundary:"] >= 6 and counts["scale:"] >= 6 and counts["small:"] >= 4
+    assert counts["mutation:"] >= 8 and counts["boundary:"] >= 6 and counts["scale:"] >= 6 and counts["small:"] >= 4
+    slow = {label: nums for (nums, _), _, label in out if label.startswith("slow:")}  # the largest stated size, capped
+    assert sorted(slow) == ["slow:ascending", "slow:descending", "slow:equal"]
+    assert all(len(nums) == MAX_SLOW_SIZE for nums in slow.values()) and set(slow["slow:equal"]) == {10**4}
+    assert slow["slow:ascending"] == sorted(slow["slow:ascending"]) and slow["slow:descending"] == sorted(slow["slow:descending"], reverse=True)
     scaled = [nums for (nums, _), _, label in out if label == "scale:list_size"]
     assert max(len(v) for v in scaled) > 100 and all(len(v) <= 1000 for v in scaled)
     assert all(-(10**4) <= x <= 10**4 for (nums, k), _, _ in out for x in nums + [k])

@@ -245,3 +245,61 @@ def test_a_docstrings_note_and_len_state_relations(humaneval):
         assert validator.reason(([], 2), {}, edge=True) in ("relation", "length"), pid  # 122: "1 <= len(arr) <= 100" too
         assert validator.reason(([5, 1], 3), {}, edge=True) == "relation", pid
         assert validator.reason(([5, 1, 7], 2), {}, edge=True) is None, pid
+
+
+def _leetcode_test_split() -> dict[str, dict]:
+    if shared_data_dir() is None:
+        pytest.skip("no ../shared/data on this machine")
+    spec = default_specs()["leetcode"]
+    spec = dataclasses.replace(spec, data_files=tuple(f for f in spec.data_files if "test" in f))
+    return {r["source_id"]: r for r in process_rows(collect(spec).kept).kept}
+
+
+def test_each_stated_rule_is_tested_on_just_illegal_inputs_before_it_is_trusted(monkeypatch):
+    """Issue 48 point 1 (after AutoCode): a rule must refuse the example made just illegal for it.
+    find-words-containing-character states "words[i] consists only of lowercase English letters";
+    the validator read that alphabet and checked it on a string argument only, so a list of words
+    with an uppercase letter passed (30 rules of LeetCode's first 600 problems were like it). Now it
+    refuses, and its proof keeps the rule. A rule whose check lets its variant through is dropped,
+    and its argument keeps to what the examples show: the illegal input is still refused."""
+    from pipeline.verify.testgen.call import validate as call_validate
+    from pipeline.verify.testgen.constraints import relations
+
+    rows = _leetcode_test_split()
+    words = rows["find-words-containing-character"]
+    examples = [(tuple(json.loads(c.input)), {}) for c in words["tests"].cases]
+    validator = CallValidator(CallProfile.of_inputs(examples, statement_text(words), ["words", "x"]))
+    assert "alphabet:words" in validator.proof.kept and validator.proof.dropped == []
+    assert validator.reason((["leet", "Code"], "e"), {}) == "alphabet"
+    assert all(validator.reason(args, kwargs) is None for args, kwargs in examples)
+
+    mountain = rows["minimum-sum-of-mountain-triplets-i"]  # 3 <= nums.length <= 50
+    examples = [(tuple(json.loads(c.input)), {}) for c in mountain["tests"].cases]
+    profile = CallProfile.of_inputs(examples, statement_text(mountain), ["nums"])
+    assert "length:nums" in CallValidator(profile).proof.kept
+    fits = call_validate.CallValidator._fits
+    monkeypatch.setattr(call_validate.CallValidator, "_fits",  # a size check that never fires ...
+                        staticmethod(lambda rule, value: fits((rule[0], None, rule[2]), value)))
+    monkeypatch.setattr(relations, "relations", lambda statement, params: [])  # ... nor the chain "3 <= nums.length <= 50"
+    broken = CallValidator(profile)
+    assert broken.proof.dropped == ["length:nums"] and "value_range:nums" in broken.proof.kept
+    assert broken.reason(([1] * 51,), {}) == "outside_examples"
+    assert all(broken.reason(args, kwargs) is None for args, kwargs in examples)
+
+
+def test_a_stdin_rule_that_lets_its_variant_through_is_dropped_and_the_examples_hold_its_tokens(apps, monkeypatch):
+    """APPS 2087 states 1 <= l <= 100: the proof makes the example with l = 101 and l = 0 and keeps
+    the rule, which refuses them. With the statement's range check broken, the rule is dropped,
+    and the same input is refused by the examples' range instead of passing as stated."""
+    from pipeline.verify.testgen.stdin import validate as stdin_validate
+
+    validator = _validator(apps["2087"])
+    assert "value_range:l" in validator.proof.kept and validator.proof.dropped == []
+    illegal = dict(stdin_validate._illegal_variants(validator.statement, [c.input for c in apps["2087"]["tests"].cases if c.public]))
+    assert validator.reason(illegal["value_range:l"]) == "value_range"
+
+    monkeypatch.setattr(stdin_validate._StatementRules, "_token_broken", lambda self, f, toks, values, length: [])
+    broken = _validator(apps["2087"])  # a range check that never fires
+    assert "value_range:l" in broken.proof.dropped and ("value_range", "l") in broken.statement.dropped
+    assert broken.reason(illegal["value_range:l"]) == "value_range"  # the examples' range, now that the statement's is not trusted
+    assert [c.input[:40] for c in apps["2087"]["tests"].cases if c.public and broken.reason(c.input)] == []

@@ -58,7 +58,7 @@ from evaluator.backend import EvaluatorBackend, LocalBackend
 from evaluator.model import DEFAULT_MEMORY_MB, DEFAULT_TIME_S, Cause, Limits, Options, Result, Verdict
 from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
-from pipeline.verify.testgen.kind import AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, is_edge, smallest_first
+from pipeline.verify.testgen.kind import SLOW, AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, is_edge, smallest_first
 from pipeline.verify.testgen.planning import add_validated, planner
 from pipeline.verify.testgen.registry import hardcoder
 from pipeline.verify.testgen.settings import TestGenConfig
@@ -290,7 +290,9 @@ def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     by_label: dict[str, list[int]] = {}
     for i in pool:
         if i not in chosen:
-            by_label.setdefault(cand.labels[i], []).append(i)
+            by_label.setdefault(SLOW if family(cand.labels[i]) == SLOW else cand.labels[i], []).append(i)
+    if SLOW in by_label:  # one input made for slow programs, past the cover: each is large, and one finds a slow program
+        by_label[SLOW] = by_label[SLOW][:1]
     while by_label:
         for label in list(by_label):
             i = by_label[label].pop(0)
@@ -386,6 +388,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
     distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original or not cand.expected]
     killed_after = [n for n in distinguishable if n in cand.killed_by_original or cand.kills[n] & chosen_set]
     killed_before = [n for n in distinguishable if n in cand.killed_by_original]
+    proof = getattr(cand.plan.validator, "proof", None)  # the kinds' validators test their rules; a model's does not
     report = GenerationColumns(
         tests_before_generation=before,
         generated_tests=added,
@@ -396,6 +399,8 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         oracle_disagreements=cand.disagreements,
         oracle_suspects=sum(cand.suspects.values()),
         inputs_invalid=json.dumps(dict(sorted(cand.invalid.items()))),
+        validator_rules=len(proof.kept) if proof is not None else 0,
+        validator_rules_dropped=json.dumps(proof.dropped if proof is not None else []),
         oracle_witnesses=_witness_sources(cand),
         single_witness_tests=sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2
                                  and cand.kind.expected_text(cand.expected[i]) is not None),

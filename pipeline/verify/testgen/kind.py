@@ -224,6 +224,7 @@ def smallest_first(cand: Candidate, indices: Iterable[int]) -> list[int]:
 
 
 EDGE = "edge"  # how an input past the examples' envelope is labelled ("edge:<what>"): the reserve's only
+SLOW = "slow"  # how an input made for slow programs is labelled ("slow:equal", "slow:grammar"): the largest stated size
 
 
 def family(label: str) -> str:

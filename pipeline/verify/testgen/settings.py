@@ -16,7 +16,7 @@ class TestGenConfig:
     __test__ = False
 
     enabled: bool = True
-    inputs: int = 100  # candidate inputs per problem, times its kind's ``inputs_share`` (stdin: 0.3)
+    inputs: int = 100  # candidate inputs per problem, times its kind's ``inputs_share`` (stdin: 0.33)
     max_tests: int = 30  # generated tests kept per problem (the reward caps below bound what they cost)
     max_reference_s: float = 2.0  # summed reference CPU time of the kept generated tests
     # what one reward may cost a correct program on the released tests, estimated (each case: its

@@ -97,6 +97,11 @@ class Envelope:
         return not self.positions or not self.same_width or all(
             self._value_fits(value, self._column(i)) for i, value in enumerate(arguments(args, kwargs)))
 
+    def fits(self, i: int, value: Any) -> bool:
+        """Whether argument ``i`` alone stays inside what the examples show for it (where a stated
+        rule for it cannot be trusted: :class:`~pipeline.verify.testgen.call.validate.CallValidator`)."""
+        return not self.positions or not self.same_width or i >= self.width or self._value_fits(value, self._column(i))
+
     def lengths_kept(self, args: tuple, kwargs: dict) -> bool:
         """Whether the arguments keep the length differences every example keeps (equal lengths,
         "one operator fewer than operands", or at least the sign): the one part of the envelope an

@@ -34,6 +34,11 @@ __all__ = ["mutate_args"]
 
 MAX_SCALED_SIZE = 1000  # elements of one list, characters of one string
 MAX_TOTAL_ELEMENTS = 10_000  # leaves (characters included) of one input
+# a slow-program input's largest list or string (and its leaves in all): a quadratic program takes
+# some 10^8 steps on it, past a second in Python, where the references' linear ones take milliseconds;
+# larger ones cost every released row and every reward more text than they add
+MAX_SLOW_SIZE = 20_000
+SLOW_ARRANGEMENTS = ("equal", "ascending", "descending")
 SMALL_LENGTHS = 3  # small exhaustive: lists and strings of the least allowed length and the next two
 SMALL_SYMBOLS = 3  # ... over this many values or characters
 SMALL_VALUES = 40  # ... at most this many values of one argument, the shortest first
@@ -245,7 +250,8 @@ class _Generator:
             return None
         if any(not p.valid(v) for p, v in zip(self.positions, values)):
             return None
-        limit = MAX_TOTAL_ELEMENTS if label.startswith("scale:") else max(MAX_TOTAL_ELEMENTS, self.largest + 8)
+        limit = (MAX_TOTAL_ELEMENTS if label.startswith("scale:") else 2 * MAX_SLOW_SIZE if label.startswith("slow:")
+                 else max(MAX_TOTAL_ELEMENTS, self.largest + 8))
         if sum(_size(v) for v in values) > limit:
             return None
         args = tuple(v for p, v in zip(self.positions, values) if isinstance(p.key, int))
@@ -451,6 +457,47 @@ class _Generator:
                 out.append("".join(combo) if shape.kind == "str" else list(combo))
         return out
 
+    def slow(self) -> list[tuple[list[Any], set[int], str]]:
+        """Slow-program candidates (after AutoCode): every list of numbers and every string whose size
+        the statement states, at its largest (up to :data:`MAX_SLOW_SIZE`), all equal, ascending or
+        descending (``slow:equal``, ...): ties and sorted runs are where a quadratic search or a naive
+        sort is slowest. Only where the statement states the size: a larger input than it allows
+        would fail a correct program that trusts it; and only past every example's size. The
+        oracle keeps one only where every reference answers it within a tenth of the time limit."""
+        sized = [i for i, p in enumerate(self.positions) if self._slow_size(p) is not None]
+        if not sized:
+            return []
+        out = []
+        for arrangement in SLOW_ARRANGEMENTS:
+            values = [copy.deepcopy(argument(self.templates[0], p.key)) for p in self.positions]
+            for i in sized:
+                values[i] = self._slow_value(self.positions[i], self._slow_size(self.positions[i]), arrangement)
+            out.append((values, set(sized), f"slow:{arrangement}"))
+        return out
+
+    def _slow_size(self, p: Position) -> int | None:
+        """A list of numbers' or a string's largest stated size, where it is past every example's."""
+        shape = p.shape
+        if p.tree or p.size_hi is None or shape.fixed_len is not None:
+            return None
+        if not (shape.kind == "str" or (shape.kind == "list" and shape.elem is not None and shape.elem.kind == "int")):
+            return None
+        size = min(p.size_hi, MAX_SLOW_SIZE)
+        return size if size > max((len(v) for v in p.values if isinstance(v, (str, list))), default=0) else None
+
+    def _slow_value(self, p: Position, size: int, arrangement: str) -> Any:
+        if p.shape.kind == "str":
+            chars = sorted(p.chars or p.shape.chars or DEFAULT_CHARS)
+            if arrangement == "equal":
+                return chars[0] * size
+            text = "".join(chars[j * len(chars) // size] for j in range(size))  # each character in a run
+            return text if arrangement == "ascending" else text[::-1]
+        lo, hi = p.num_range(p.shape.elem, scalar=False)
+        if arrangement == "equal":
+            return [int(hi)] * size
+        values = sorted(self.rng.randint(int(lo), int(hi)) for _ in range(size))
+        return values if arrangement == "ascending" else values[::-1]
+
     def boundaries(self) -> list[tuple[list[Any], set[int], str]]:
         """Deterministic boundary candidates: each position at its smallest size / extreme values."""
         out: list[tuple[list[Any], set[int], str]] = []
@@ -523,8 +570,9 @@ class _Generator:
             if got:
                 scl.append(got)
         small = self._finished(self.small(), n_small)
+        slow = self._finished(self.slow(), len(SLOW_ARRANGEMENTS))
         mut: list[tuple[tuple, dict, str]] = []
-        need = self.n - len(bnd) - len(scl) - len(small)
+        need = self.n - len(bnd) - len(scl) - len(small) - len(slow)
         pool: list[tuple[tuple, dict]] = []
         for _ in range(30 * max(1, need)):
             if len(mut) >= need:
@@ -533,7 +581,7 @@ class _Generator:
             if got:
                 mut.append(got)
                 pool.append((got[0], got[1]))
-        return _interleave(mut, bnd, scl, small)[: self.n]
+        return _interleave(mut, bnd, scl, small, slow)[: self.n]
 
     def _finished(self, candidates: list[tuple[list[Any], set[int], str]], limit: int) -> list[tuple[tuple, dict, str]]:
         """The first ``limit`` candidates that finish as new inputs (:meth:`_finish`), in order."""
@@ -580,11 +628,11 @@ def _symbols(chars: str, examples: list[str]) -> list[str]:
     return ranked[:SMALL_SYMBOLS]
 
 
-def _interleave(mut: list, bnd: list, scl: list, small: list) -> list:
-    """Mutations, boundaries, scaled and small inputs mixed 2:1:1:1, so a prefix has all kinds."""
-    out, lists, pattern = [], [mut, bnd, scl, small], [0, 0, 1, 2, 3]
-    idx = [0, 0, 0, 0]
-    while any(idx[k] < len(lists[k]) for k in range(4)):
+def _interleave(mut: list, bnd: list, scl: list, small: list, slow: list) -> list:
+    """Mutations, boundaries, scaled, small and slow inputs mixed 2:1:1:1:1, so a prefix has all kinds."""
+    out, lists, pattern = [], [mut, bnd, scl, small, slow], [0, 0, 1, 2, 3, 4]
+    idx = [0] * len(lists)
+    while any(idx[k] < len(lists[k]) for k in range(len(lists))):
         for k in pattern:
             if idx[k] < len(lists[k]):
                 out.append(lists[k][idx[k]])
@@ -600,8 +648,9 @@ def mutate_args(profile: CallProfile, *, n: int, seed: int = 0) -> list[tuple[tu
     are mutations of examples (``mutation:int_delta``, ``mutation:list_insert``,
     ``mutation:str_swap``, ``mutation:tree_add_leaf``, ...), a quarter inputs at the bounds
     (``boundary:min_size``, ``boundary:value_hi``, ...), a quarter larger inputs
-    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...) and up to a fifth, taken
-    from the mutations' share, small exhaustive ones (``small:exhaustive``, ``small:list``, ...). None equals an example
+    (``scale:list_size``, ``scale:grid_size``, ``scale:value_range``, ...), up to a fifth, taken
+    from the mutations' share, small exhaustive ones (``small:exhaustive``, ``small:list``, ...),
+    and up to three slow-program ones at the largest stated size (``slow:equal``, ...). None equals an example
     or another (compared by repr, sets and dicts order-free). Deterministic for a seed; never
     raises (what cannot be mutated is skipped, so fewer than ``n`` may come back).
     """

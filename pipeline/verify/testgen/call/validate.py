@@ -5,13 +5,17 @@ a reason, counted per problem in the ``inputs_invalid`` column; the ``stdin`` ki
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+from pipeline.verify.testgen.call.envelope import Envelope
 from pipeline.verify.testgen.call.profile import CallProfile
 from pipeline.verify.testgen.call.shapes import leaf_numbers
 from pipeline.verify.testgen.constraints import bounds as cx
+from pipeline.verify.testgen.proof import MAX_VARIANT_SIZE, RuleProof, Variant, outside_char, prove
 
 __all__ = ["CallValidator"]
+_RULE_PARTS = ("value_range", "length", "alphabet")  # a rule's parts, in the order of its tuple
 
 
 class CallValidator:
@@ -19,7 +23,11 @@ class CallValidator:
     range, size and alphabet, and the relations the Constraints section states among them
     (:mod:`pipeline.verify.testgen.constraints.relations`: ``edges.length == n - 1``, a valid tree); where the
     statement states nothing, the examples' envelope. All of it read from the problem's
-    :class:`~pipeline.verify.testgen.call.profile.CallProfile`, as the generators read it."""
+    :class:`~pipeline.verify.testgen.call.profile.CallProfile`, as the generators read it. Each
+    stated part is tested before it is trusted (:mod:`pipeline.verify.testgen.proof`): one an example
+    breaks is a misreading, and one that lets its just-illegal variant through (a value one past
+    its bound, a size one past, a character outside the alphabet) is dropped, and its argument held
+    to the examples' envelope (``proof``)."""
 
     def __init__(self, profile: CallProfile) -> None:
         examples = profile.examples
@@ -36,6 +44,45 @@ class CallValidator:
 
         self.relations = [(text, check) for text, check in relations(self.statement, self.params)
                           if all(self._holds(check, args, kwargs) for args, kwargs in examples)]
+        self.held: set[int] = set()  # arguments a dropped rule covered: held to the examples' envelope
+        self._examples = Envelope(examples)
+        self.proof: RuleProof = prove(self._illegal_variants(examples), lambda call: self.reason(*call) is not None)
+        for dropped in self.proof.dropped:
+            self._drop(dropped)
+
+    def _illegal_variants(self, examples: list[tuple[tuple, dict]]) -> Iterator[Variant]:
+        """For each stated part of each rule, an example with that argument made just illegal."""
+        for i, (vb, sb, chars) in self.rules.items():
+            base = next((args for args, _ in examples if i < len(args)), None)
+            if base is None:
+                continue
+            value, name = base[i], self.params[i]
+
+            def at(v: Any, base: tuple = base, i: int = i) -> tuple[tuple, dict]:
+                return base[:i] + (v,) + base[i + 1:], {}
+            if vb is not None:
+                for bound, step in ((vb.hi, 1), (vb.lo, -1)):
+                    changed = _first_number_set(value, bound + step) if bound is not None else None
+                    if changed is not None:
+                        yield f"value_range:{name}", at(changed)
+            if sb is not None and isinstance(value, (str, list, tuple)) and value:
+                if sb.hi is not None and sb.hi < MAX_VARIANT_SIZE:
+                    yield f"length:{name}", at(_resized(value, int(sb.hi) + 1))
+                if sb.lo is not None and sb.lo >= 1:
+                    yield f"length:{name}", at(_resized(value, int(sb.lo) - 1))
+            if chars:
+                changed = _first_char_outside(value, chars)
+                if changed is not None:
+                    yield f"alphabet:{name}", at(changed)
+
+    def _drop(self, dropped: str) -> None:
+        """Stop trusting one part of a rule (``value_range:nums``): its argument keeps to the examples' envelope."""
+        part, name = dropped.split(":", 1)
+        for i, rule in list(self.rules.items()):
+            if self.params[i] == name:
+                kept = tuple(None if p == part else r for p, r in zip(_RULE_PARTS, rule))
+                self.rules[i] = kept
+                self.held.add(i)
 
     @staticmethod
     def _fits(rule: tuple, value: Any) -> str | None:
@@ -47,7 +94,7 @@ class CallValidator:
         if sb is not None and isinstance(value, (str, list, tuple)) and (
                 (sb.lo is not None and len(value) < sb.lo) or (sb.hi is not None and len(value) > sb.hi)):
             return "length"
-        if chars and isinstance(value, str) and not set(value) <= set(chars):
+        if chars and not all(set(s) <= set(chars) for s in _strings(value)):
             return "alphabet"
         return None
 
@@ -67,6 +114,8 @@ class CallValidator:
                     why = self._fits(rule, args[i])
                     if why:
                         return why
+                    if i in self.held and not self._examples.fits(i, args[i]):
+                        return "outside_examples"
             if any(not self._holds(check, args, kwargs) for _, check in self.relations):
                 return "relation"
             if self.envelope is not None and not (self.envelope.lengths_kept(args, kwargs) if edge
@@ -75,3 +124,53 @@ class CallValidator:
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input
             return f"validator_error:{type(exc).__name__}"
         return None
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings of a value: itself, or its items' (a list of words keeps the words' alphabet)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)) and depth < 3:
+        for v in value:
+            yield from _strings(v, depth + 1)
+
+
+def _first_number_set(value: Any, number: float) -> Any:
+    """``value`` with its first number (depth first) set to ``number`` (an int where both are
+    whole); None where it holds none."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return int(number) if isinstance(value, int) and float(number).is_integer() else float(number)
+    if isinstance(value, (list, tuple)):
+        for j, v in enumerate(value):
+            changed = _first_number_set(v, number)
+            if changed is not None:
+                out = list(value)
+                out[j] = changed
+                return type(value)(out) if isinstance(value, tuple) else out
+    return None
+
+
+def _resized(value: str | list | tuple, size: int) -> Any:
+    """``value`` cut, or grown by repeating its items, to ``size`` items."""
+    items = [value[j % len(value)] for j in range(size)]
+    return "".join(items) if isinstance(value, str) else type(value)(items) if isinstance(value, tuple) else items
+
+
+def _first_char_outside(value: Any, chars: str) -> Any:
+    """``value`` with its first string's first character replaced by one outside ``chars``; None
+    where it holds no string, or every candidate character is inside."""
+    bad = outside_char(chars)
+    if bad is None:
+        return None
+    if isinstance(value, str):
+        return bad + value[1:] if value else None
+    if isinstance(value, (list, tuple)):
+        for j, v in enumerate(value):
+            changed = _first_char_outside(v, chars)
+            if changed is not None:
+                out = list(value)
+                out[j] = changed
+                return type(value)(out) if isinstance(value, tuple) else out
+    return None

@@ -1,8 +1,11 @@
 """New stdin inputs from an inferred grammar (:mod:`pipeline.verify.testgen.stdin.grammar`).
 
-:func:`generate` writes inputs of four kinds, labelled ``grammar:random`` (small sizes),
+:func:`generate` writes inputs of five kinds, labelled ``grammar:random`` (small sizes),
 ``grammar:scaled`` (sizes toward the bounds, at most ~200 KB / 2·10^5 tokens), ``grammar:boundary``
-(values at ``lo``, ``lo + 1``, ``hi``) and ``mutation:token`` (an example with a token changed and
+(values at ``lo``, ``lo + 1``, ``hi``), ``slow:grammar`` (after AutoCode: every count at its
+largest, in one test case, and each list of numbers all equal, ascending or descending: the inputs
+that make a quadratic program run out of time; the oracle keeps one only where every reference
+answers it within a tenth of the limit) and ``mutation:token`` (an example with a token changed and
 what depends on it regenerated). Inputs are distinct from the examples and from each other,
 deterministic for a seed, and end with a newline.
 """
@@ -17,8 +20,10 @@ from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, MAX_TOKENS, Grammar
 
 __all__ = ["generate"]
 
+SLOW_SHARE = 0.1  # of the inputs, made for slow programs: a stdin problem's 33 are 30 as before and 3 of them
+
 class _Gen(FastDraws):
-    """One input from a grammar: ``mode`` random / scaled / boundary, or a mutation of a source tree."""
+    """One input from a grammar: ``mode`` random / scaled / boundary / slow, or a mutation of a source tree."""
 
     def __init__(self, g: Grammar, rng: random.Random, mode: str, scale: float = 1.0, mutate: tuple | None = None) -> None:
         self.g, self.rng, self.mode, self.scale = g, rng, mode, scale
@@ -28,7 +33,9 @@ class _Gen(FastDraws):
         self.sum_left = dict(g.sum_bounds)
         self.blocks_left = 0  # test-case blocks still to generate after the current one
         self.policy = rng.choice(["lo", "hi", "mix", "lo1"]) if mode == "boundary" else None
-        self.many = rng.random() < 0.4  # scaled: many small test cases instead of a few large ones
+        self.many = rng.random() < 0.4 and mode == "scaled"  # scaled: many small test cases instead of a few large ones
+        # slow: how a list of numbers is ordered (ties, or an order a naive sort or search is slowest on)
+        self.arrangement = rng.choice(["equal", "ascending", "descending"]) if mode == "slow" else None
         self.mutate = mutate  # (kind, index): which source scalar occurrence to change
         self.seen = {"prefix": 0, "any": 0}
         self.changed = False
@@ -41,6 +48,10 @@ class _Gen(FastDraws):
         if hi < lo:
             hi = lo
         small_hi = max(lo, min(hi, small_hi))
+        if mode == "slow":  # every count at its largest (one test case), other values as scaled
+            if counted:
+                return lo if s.sid in self.g.tlike else max(lo, min(hi, int(hi * self.scale)))
+            mode = "scaled"
         if counted and s.sid in self.g.tlike:
             if mode == "scaled" and self.many:
                 top = max(lo, min(hi, int(hi * self.scale)))
@@ -123,7 +134,7 @@ class _Gen(FastDraws):
             k = max(0, k if k is not None else 1)
         else:
             lo, hi, small = int(s.lo), int(s.hi), int(s.small_hi)
-            if self.mode == "scaled":
+            if self.mode in ("scaled", "slow"):
                 k = max(lo, int(hi * self.scale))
             elif self.mode == "boundary":
                 k = lo if self.policy != "hi" else small
@@ -356,6 +367,11 @@ class _Gen(FastDraws):
             if one is not None:
                 return [str(one)] * k
             return [str(x) for x in self.rng.choices([lo, hi, min(hi, lo + 1)], k=k)]
+        if self.mode == "slow":
+            if self.arrangement == "equal":
+                return [str(hi)] * k
+            values = sorted(self.rng.randint(lo, hi) for _ in range(k))
+            return [str(v) for v in (values if self.arrangement == "ascending" else reversed(values))]
         if self.mode == "scaled":
             a1 = max(lo, hi - max(1, (hi - lo) // 10))
             w1 = hi - a1 + 1
@@ -538,10 +554,27 @@ def _occurrences(tree: list, elems: list) -> dict[str, int]:
 
 
 def generate(grammar: Grammar, *, n: int, seed: int = 0) -> list[tuple[str, str]]:
-    """Up to ``n`` new inputs ``(text, label)`` from an inferred grammar; deterministic for ``seed``."""
+    """Up to ``n`` new inputs ``(text, label)`` from an inferred grammar, a tenth of them
+    (:data:`SLOW_SHARE`) made for slow programs, last; deterministic for ``seed``."""
     g = grammar
-    rng = random.Random(seed)
     seen = {_norm(t) for t in g.examples}
+    if n <= 0:
+        return []
+    slow = round(n * SLOW_SHARE)
+    out = _made(g, n - slow, random.Random(seed), seen)
+    rng = random.Random(f"slow:{seed}")  # a stream of their own: the others are what they were without them
+    for _ in range(4 * slow):
+        if len(out) >= n:
+            break
+        text = _one(g, "slow:grammar", rng)
+        if text is not None and _norm(text) and _norm(text) not in seen:
+            seen.add(_norm(text))
+            out.append((text, "slow:grammar"))
+    return out
+
+
+def _made(g: Grammar, n: int, rng: random.Random, seen: set[str]) -> list[tuple[str, str]]:
+    """``n`` inputs of the other kinds, in the quota's shares; ``seen`` grows with each."""
     out: list[tuple[str, str]] = []
     if n <= 0:
         return out
@@ -576,7 +609,7 @@ def generate(grammar: Grammar, *, n: int, seed: int = 0) -> list[tuple[str, str]
 
 def _one(g: Grammar, label: str, rng: random.Random) -> str | None:
     sub = random.Random(rng.getrandbits(64))
-    mode = label.split(":")[1]
+    mode = "slow" if label == "slow:grammar" else label.split(":")[1]
     if label == "mutation:token":
         if not g.trees:
             return None

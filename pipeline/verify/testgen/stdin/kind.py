@@ -48,7 +48,7 @@ class StdinKind(TestKind):
     # compile and imports; on the released stdin tests of a golden run (benchmarks/golden_verify.py,
     # 2026-11-30) a correct program took a median 3.4 to 3.7 ms a case, over 10 where inputs are large
     case_s = 0.004
-    inputs_share = 0.3  # ... so fewer inputs: each is a process for every reference and adversary
+    inputs_share = 0.33  # ... so fewer inputs: each is a process for every reference and adversary (30, and 3 made for slow programs)
 
     def read(self, row: dict[str, Any]) -> Plan:
         return Plan(examples=[c.input for c in row["tests"].cases])

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pipeline.verify.testgen import structures
@@ -40,6 +40,7 @@ from pipeline.verify.testgen.constraints.layout import Invalid as _Invalid
 from pipeline.verify.testgen.constraints.layout import Layout, Read, guarantees, input_section, read_layout, rows_of, sum_bounds, walk
 from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
 from pipeline.verify.testgen.constraints.words import says
+from pipeline.verify.testgen.proof import MAX_VARIANT_SIZE, RuleProof, Variant, outside_char, prove
 from pipeline.verify.testgen.stdin.grammar import Line
 from pipeline.verify.testgen.structures import balanced
 
@@ -525,6 +526,12 @@ class StdinValidator:
         self.statement = _StatementRules(statement or "", texts)
         self.examples = _ExampleRules(grammar, statement or "", self.statement.promised) if grammar is not None else None
         self._parsed: dict[str, tuple[list, list]] = {}  # text -> its parse, from :meth:`parses` to its check
+        # each statement rule tested on just-illegal variants of an example (:mod:`pipeline.verify.testgen.proof`):
+        # one that lets its variant through is dropped, and its tokens keep to what the examples show
+        self.proof: RuleProof = prove(_illegal_variants(self.statement, texts), lambda text: self.explain(text) is not None)
+        for dropped in self.proof.dropped:
+            part, name = dropped.split(":", 1)
+            self.statement.dropped.add((part, name))
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_parsed": {}}  # parses kept for a check to come are no part of the validator
@@ -558,3 +565,61 @@ class StdinValidator:
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input, never the problem
             return f"validator_error: {type(exc).__name__}: {exc}"[:200]
         return None
+
+
+def _as_token(value: float, like: str) -> str:
+    """``value`` written as a token like ``like`` (an integer where both are whole)."""
+    return str(int(value)) if _INT.fullmatch(like) and float(value).is_integer() else repr(float(value))
+
+
+def _illegal_variants(rules: _StatementRules, texts: list[str]) -> Iterator[Variant]:
+    """For each statement rule the first example the layout reads uses, that example made just
+    illegal for it: a value one past each stated end, a string one character longer than its
+    stated length or with a character outside its stated alphabet, a counted run one token short."""
+    if not rules.layout.items:
+        return
+    for text in texts:
+        rows = rows_of(text)
+        try:
+            read = walk(rules.layout, rows)
+        except _Invalid:
+            continue
+        break
+    else:
+        return
+
+    def put(row: int, col: int, tok: str | None) -> str:
+        out = [list(r) for r in rows]
+        if tok is None:
+            del out[row][col]
+        else:
+            out[row][col] = tok
+        return "\n".join(" ".join(r) for r in out) + "\n"
+
+    seen: set[str] = set()
+
+    def first(key: str) -> bool:
+        new = key not in seen and tuple(key.split(":", 1)) not in rules.dropped
+        seen.add(key)
+        return new
+    for f, toks, _, (row, col), length in read.tokens:
+        name = f.name or ""
+        if not name or not toks or row >= len(rows) or col + len(toks) > len(rows[row]):
+            continue
+        values = _numbers(toks) if f.kind != "str" else None
+        b = rules._value_bound(f)
+        if b is not None and values is not None and first(f"value_range:{name}"):
+            for end, step in ((b.hi, 1), (b.lo, -1)):
+                if end is not None:
+                    yield f"value_range:{name}", put(row, col, _as_token(end + step, toks[0]))
+        if f.kind == "str" and toks[0]:
+            size = rules._size_bound(f)
+            if (length is not None or (size is not None and size.hi is not None and size.hi < MAX_VARIANT_SIZE)) \
+                    and first(f"length:{name}"):
+                longer = length + 1 if length is not None else int(size.hi) + 1
+                yield f"length:{name}", put(row, col, (toks[0] * (longer // len(toks[0]) + 1))[:longer])
+            chars, bad = rules.alphabet(f), None
+            if chars and (bad := outside_char(chars)) is not None and first(f"alphabet:{name}"):
+                yield f"alphabet:{name}", put(row, col, bad + toks[0][1:])
+        if f.count is not None and len(toks) >= 2 and first(f"count:{name}"):
+            yield f"count:{name}", put(row, col + len(toks) - 1, None)
