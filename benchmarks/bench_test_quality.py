@@ -158,8 +158,11 @@ def judge(pairs: list[tuple[dict, dict]], workers: int | None) -> list[dict]:
     return evaluate_many(jobs, workers=workers) if jobs else []
 
 
-def failing_case(result, tests: dict) -> dict:
-    """The first case a program failed: its input and expected answer (stdin, call) and the message."""
+def failing_case(code: str, tests: dict) -> dict:
+    """The first case a program fails: its input and expected answer (stdin, call) and the message.
+    Judged again with every case run: a judgement that stops at its first failure need not have
+    run the cases in order, so its results' positions are not the tests'."""
+    result = evaluate_many([("again", code, tests)], stop_on_first_failure=False)[0]
     index = next((i for i, c in enumerate(result.cases) if c.verdict != "accepted"), None)
     if index is None:
         return {"message": result.cases[-1].message[:300] if result.cases else ""}
@@ -211,7 +214,7 @@ def run_source(name: str, sample: int | None, workers: int | None, labelled: dic
     for (program, tests), b, a in zip(pairs_after, res_before, res_after):
         if program["correct"] and not a.passed:
             newly_rejected.append({"source": name, "program": program["id"], "verdict": a.verdict.value,
-                                   "source_tests_too": not b.passed, **failing_case(a, tests)})
+                                   "source_tests_too": not b.passed, **failing_case(program["code"], tests)})
 
     def figures(results: list[dict], pairs: list) -> dict:
         return {"tpr": rate([r.passed for (p, _), r in zip(pairs, results) if p["correct"]]),

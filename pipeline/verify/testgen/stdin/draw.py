@@ -99,7 +99,7 @@ class FastDraws:
     def _str_drawer(self, s: Scalar):
         """:meth:`str_value` and :meth:`chars` of a string of no categories and no tied length, as a
         closure (its length fixed where the mode fixes it); :meth:`str_value` itself otherwise."""
-        if not _INLINE or s.cats or s.length is not None:
+        if not _INLINE or s.cats or s.form or s.length is not None:
             return partial(self.str_value, s)
         rng, mode, policy = self.rng, _drawn_as(self.mode), self.policy
         try:

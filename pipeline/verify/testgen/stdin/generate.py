@@ -13,6 +13,7 @@ deterministic for a seed, and end with a newline.
 from __future__ import annotations
 
 import random
+import string
 
 from pipeline.verify.testgen.stdin import draw as stdin_draw
 from pipeline.verify.testgen.stdin.draw import FastDraws, _TooBig
@@ -20,6 +21,7 @@ from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, MAX_TOKENS, Grammar
 
 __all__ = ["generate"]
 
+_CLASSES = {"A": string.ascii_uppercase, "a": string.ascii_lowercase, "9": string.digits}  # a written form's letters
 SLOW_SHARE = 0.1  # of the inputs, made for slow programs: a stdin problem's 33 are 30 as before and 3 of them
 
 class _Gen(FastDraws):
@@ -129,6 +131,9 @@ class _Gen(FastDraws):
     def str_value(self, s: Scalar, env: dict) -> str:
         if s.cats:
             return self.rng.choice(s.cats)
+        if s.form:  # every example writes it one way ("XXX->YYY"): each letter or digit drawn, the rest kept
+            self.need(len(s.form))
+            return "".join(self.rng.choice(_CLASSES[c]) if c in _CLASSES else c for c in s.form)
         if s.length is not None:
             k = count_value(s.length, env)
             k = max(0, k if k is not None else 1)

@@ -108,6 +108,7 @@ class Scalar:
     signed: bool = False  # digit strings: some are negative
     per_example: Counter = field(default_factory=Counter)  # example index -> tokens it holds here
     fixed: int | None = None  # strings: the one length every line of every example shows (rows, schedules)
+    form: str | None = None  # strings: the one written form every example's token has ("XXX->YYY": :func:`one_form`)
 
 
 @dataclass(eq=False)
@@ -491,3 +492,22 @@ def all_elements(elems: list):
             yield from all_elements(e.body)
         else:
             yield e
+
+
+def written_form(token: str) -> str:
+    """A token's written form: each capital letter ``A``, small letter ``a``, digit ``9``, the rest as it is."""
+    return "".join("A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else c for c in token)
+
+
+def one_form(tokens: list[str]) -> str | None:
+    """The one form every example's token of a string slot is written in ("XXX->YYY": ``AAA->AAA``,
+    a time ``99:99``), where it mixes letters or digits with other characters and two or more
+    tokens show it; None elsewhere (a grid row of ``#`` and ``.`` has no form; a word's letters vary).
+    Where a form binds an input the statement would allow ("1+2" and "3+4", then "12+345"), it costs
+    the tests that input; where it is the statement's ("in form XXX->YYY"), a correct program that
+    trusts it is not failed on ``OO->DCOA``."""
+    forms = {written_form(t) for t in tokens}
+    if len(tokens) < 2 or len(forms) != 1:
+        return None
+    form = forms.pop()
+    return form if any(c in "Aa9" for c in form) and any(c not in "Aa9" for c in form) else None

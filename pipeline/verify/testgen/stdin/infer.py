@@ -22,7 +22,7 @@ import string
 
 from pipeline.verify.testgen.constraints.layout import sum_bounds as _sum_bounds
 from pipeline.verify.testgen.constraints.words import mentions, says
-from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, parse_seq, token_rows
+from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, Count, Grammar, Line, Recorder, Repeat, Scalar, all_elements, one_form, parse_seq, token_rows
 from pipeline.verify.testgen.stdin.search import NoStructure, search
 from pipeline.verify.testgen.stdin.statement import count_hints, layout_names, stated_alphabet, stated_bounds
 
@@ -299,6 +299,7 @@ def _string_shape(s: Scalar, statement: str, g: Grammar) -> None:
         chars = sorted(set(chars) - {"+", "-"})
     s.alphabet = _alphabet(chars, statement)
     s.kind = "str"
+    s.form = None if s.cats else one_form(list(s.values.elements()))
     if _fixed_width(s, distinct):
         s.fixed = s.lo = s.hi = s.small_hi = s.len_min
         return
@@ -316,9 +317,11 @@ def _edges(g: Grammar, rec: Recorder) -> None:
         if line.vec is not None or line.switch is not None or len(line.prefix) < 2:
             continue
         u, v = line.prefix[0], line.prefix[1]
-        if u.kind != "int" or v.kind != "int" or u.rel_var is None or u.rel_var != v.rel_var:
+        # both ends bounded by one node count; or one end, where the other never reaches it in an
+        # example (a tree rooted at 1: "1 2", "1 3", "1 4" under n = 4)
+        nv = u.rel_var if u.rel_var is not None else v.rel_var
+        if u.kind != "int" or v.kind != "int" or nv is None or None not in (u.rel_var, v.rel_var) and u.rel_var != v.rel_var:
             continue
-        nv = u.rel_var
         n = env.get(nv)
         if n is None:
             continue

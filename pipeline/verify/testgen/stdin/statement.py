@@ -141,7 +141,7 @@ def stated_bounds(g: Grammar, statement: str, named: dict[int, tuple[str, bool, 
                 continue
             for s in e.prefix:
                 if s.kind in ("int", "float"):
-                    take(s, None if inside and s.sid not in g.counted else False)
+                    take(s, None if inside else False)  # inside a block, a count may be indexed ("k_i integers")
             if e.vec is not None and e.vec.kind in ("int", "float"):
                 take(e.vec, True)
 

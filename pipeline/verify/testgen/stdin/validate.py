@@ -32,6 +32,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from pipeline.verify.testgen import structures
@@ -41,7 +42,7 @@ from pipeline.verify.testgen.constraints.layout import Layout, Read, guarantees,
 from pipeline.verify.testgen.constraints.layout import lookup as env_lookup
 from pipeline.verify.testgen.constraints.words import says
 from pipeline.verify.testgen.proof import MAX_VARIANT_SIZE, RuleProof, Variant, outside_char, prove
-from pipeline.verify.testgen.stdin.grammar import Line
+from pipeline.verify.testgen.stdin.grammar import Line, written_form
 from pipeline.verify.testgen.structures import balanced
 
 __all__ = ["StdinValidator"]
@@ -322,6 +323,7 @@ class _ExampleRules:
         self.alphabets = {sid: set(_alphabet_seen(ts, statement)) for sid, ts in strings.items()}
         self.balanced = {sid for sid, ts in strings.items() if all(set(t) <= set("()[]{}<>") and balanced(t) for t in ts)
                          and (promised.get("brackets") or len(ts) >= 2)}
+        self.forms = {sid: s.form for sid, s in g.scalars.items() if s.kind == "str" and s.form}  # "XXX->YYY"
 
     def _visit(self, parsed: tuple[list, list], check: Any) -> None:
         rows, tree = parsed
@@ -476,6 +478,9 @@ class _ExampleRules:
                 raise _Invalid("alphabet", f"{''.join(sorted(extra))[:10]!r} outside {''.join(sorted(chars))!r}")
         if s.sid in self.balanced and not all(map(balanced, run)):
             raise _Invalid("brackets", "an unbalanced bracket sequence where every example's is balanced")
+        form = self.forms.get(s.sid)
+        if form is not None and not alphabets.covers(row, col, end) and any(written_form(t) != form for t in run):
+            raise _Invalid("form", f"{next(t for t in run if written_form(t) != form)[:20]!r} where every example writes {form!r}")
 
     def _range(self, s: Any) -> tuple[float | None, float | None]:
         """Stated ends where the grammar mapped a bound; else the examples' envelope, as far as the
@@ -528,7 +533,8 @@ class StdinValidator:
         self._parsed: dict[str, tuple[list, list]] = {}  # text -> its parse, from :meth:`parses` to its check
         # each statement rule tested on just-illegal variants of an example (:mod:`pipeline.verify.testgen.proof`):
         # one that lets its variant through is dropped, and its tokens keep to what the examples show
-        self.proof: RuleProof = prove(_illegal_variants(self.statement, texts), lambda text: self.explain(text) is not None)
+        self.proof: RuleProof = prove(chain(_illegal_variants(self.statement, texts), _tree_variants(self, texts)),
+                                      lambda text: self.explain(text) is not None)
         for dropped in self.proof.dropped:
             part, name = dropped.split(":", 1)
             self.statement.dropped.add((part, name))
@@ -575,7 +581,8 @@ def _as_token(value: float, like: str) -> str:
 def _illegal_variants(rules: _StatementRules, texts: list[str]) -> Iterator[Variant]:
     """For each statement rule the first example the layout reads uses, that example made just
     illegal for it: a value one past each stated end, a string one character longer than its
-    stated length or with a character outside its stated alphabet, a counted run one token short."""
+    stated length or with a character outside its stated alphabet, a counted run one token short
+    (a promised tree's repeated edge: :func:`_tree_variants`)."""
     if not rules.layout.items:
         return
     for text in texts:
@@ -623,3 +630,54 @@ def _illegal_variants(rules: _StatementRules, texts: list[str]) -> Iterator[Vari
                 yield f"alphabet:{name}", put(row, col, bad + toks[0][1:])
         if f.count is not None and len(toks) >= 2 and first(f"count:{name}"):
             yield f"count:{name}", put(row, col + len(toks) - 1, None)
+
+
+def _tree_variants(validator: StdinValidator, texts: list[str]) -> Iterator[Variant]:
+    """Where the statement promises a tree: the first example whose edge list holds two different
+    edges, its last edge made a copy of its first (a repeated edge, no tree). The edge list is the
+    one the grammar reads; where it reads none, the example's last run of lines of two integers."""
+    if not validator.statement.promised.get("tree"):
+        return
+    for text in texts:
+        rows = rows_of(text)
+        edges = _edge_rows(validator.grammar, text) if validator.grammar is not None else None
+        if edges is None:
+            edges = _last_pairs(rows)
+        if edges is not None and rows[edges[0]][:2] != rows[edges[1]][:2]:
+            out = [list(r) for r in rows]
+            out[edges[1]] = list(rows[edges[0]])
+            yield "tree:edges", "\n".join(" ".join(r) for r in out) + "\n"
+            return
+
+
+def _edge_rows(g: Any, text: str) -> tuple[int, int] | None:
+    """The first and last row of the first edge list the grammar reads in ``text``."""
+    parsed = g.parse_tree(text)
+    if parsed is None:
+        return None
+    rows, tree = parsed
+    where = {id(r): i for i, r in enumerate(rows)}
+
+    def find(elems: list, nodes: list) -> tuple[int, int] | None:
+        for e, node in zip(elems, nodes):
+            if isinstance(e, Line):
+                continue
+            if e.edges is not None and len(e.body) == 1 and len(node) >= 2:
+                first, last = where.get(id(node[0][0])), where.get(id(node[-1][0]))
+                if first is not None and last is not None:
+                    return first, last
+            for it in node:
+                got = find(e.body, it)
+                if got is not None:
+                    return got
+        return None
+    return find(g.elems, tree)
+
+
+def _last_pairs(rows: list[list[str]]) -> tuple[int, int] | None:
+    """The first and last row of the example's last run of two or more lines of two integers."""
+    end = len(rows) - 1
+    start = end + 1
+    while start > 0 and len(rows[start - 1]) == 2 and all(_INT.fullmatch(t) for t in rows[start - 1]):
+        start -= 1
+    return (start, end) if end - start >= 1 else None
