@@ -315,3 +315,16 @@ def test_a_tree_rooted_at_one_is_checked_as_a_tree(apps):
     (``tree:edges`` dropped, as on TACO 402). One end bounded by n is enough now."""
     validator = _validator(apps["2162"])
     assert "tree:edges" in validator.proof.kept and validator.proof.dropped == []
+
+
+def test_of_two_structures_that_read_the_examples_the_one_whose_text_slots_keep_one_form_wins(apps):
+    """APPS 2092: n, the home airport (``SVO``), then n flights (``SVO->CDG``). "n lines, then a
+    line" reads the same n + 1 lines and scores the same; it put the airport among the flights, so
+    generated inputs broke the statement (``1\\nCGOT>K-R\\nZYZ->CSO``) and a correct program that
+    answers by n's parity failed them. The structure whose text slots each hold one written form
+    wins the tie (TACO 264's K strings after K are read the same way now)."""
+    row = apps["2092"]
+    examples = [c.input for c in row["tests"].cases if c.public]
+    grammar = infer(examples, statement_text(row))
+    assert grammar.describe() == "v0 ; str ; rep(v0){str}"
+    assert [s.form for s in grammar.scalars.values() if s.kind == "str"] == [None, "AAA->AAA"]

@@ -258,8 +258,9 @@ def _busy(role: str, result: Result | list[Any]) -> None:
 def select(cand: Candidate, config: TestGenConfig) -> list[int]:
     """Generated inputs to keep: greedy cover of the adversaries the originals let through, then
     the smallest input of each way of making them that rejects an adversary (:func:`smallest_killers`),
-    then the rest round-robin over how they were made, within the count and time caps, and, past
-    the cover, the reward's (:func:`reward_estimate_s`, ``max_reward_s``)."""
+    then the rest round-robin over how they were made (of the inputs made for slow programs, one),
+    within the count and time caps, and, past the cover, the reward's (:func:`reward_estimate_s`,
+    ``max_reward_s``)."""
     pool = _pool(cand, config)
     open_ = {name: kills for name, kills in cand.kills.items() if name not in cand.killed_by_original and kills}
 

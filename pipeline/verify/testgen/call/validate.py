@@ -45,7 +45,7 @@ class CallValidator:
         self.relations = [(text, check) for text, check in relations(self.statement, self.params)
                           if all(self._holds(check, args, kwargs) for args, kwargs in examples)]
         self.held: set[int] = set()  # arguments a dropped rule covered: held to the examples' envelope
-        self._examples = Envelope(examples)
+        self.examples_envelope = Envelope(examples)
         self.proof: RuleProof = prove(self._illegal_variants(examples), lambda call: self.reason(*call) is not None)
         for dropped in self.proof.dropped:
             self._drop(dropped)
@@ -114,7 +114,7 @@ class CallValidator:
                     why = self._fits(rule, args[i])
                     if why:
                         return why
-                    if i in self.held and not self._examples.fits(i, args[i]):
+                    if i in self.held and not self.examples_envelope.fits(i, args[i]):
                         return "outside_examples"
             if any(not self._holds(check, args, kwargs) for _, check in self.relations):
                 return "relation"
@@ -138,17 +138,25 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
 def _first_number_set(value: Any, number: float) -> Any:
     """``value`` with its first number (depth first) set to ``number`` (an int where both are
     whole); None where it holds none."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return int(number) if isinstance(value, int) and float(number).is_integer() else float(number)
-    if isinstance(value, (list, tuple)):
-        for j, v in enumerate(value):
-            changed = _first_number_set(v, number)
-            if changed is not None:
-                out = list(value)
-                out[j] = changed
-                return type(value)(out) if isinstance(value, tuple) else out
+    def change(leaf: Any) -> Any:
+        if isinstance(leaf, bool) or not isinstance(leaf, (int, float)):
+            return None
+        return int(number) if isinstance(leaf, int) and float(number).is_integer() else float(number)
+    return _first_leaf_changed(value, change)
+
+
+def _first_leaf_changed(value: Any, change: Any) -> Any:
+    """``value`` with its first leaf (depth first) that ``change`` changes (a new value; None: not
+    this one) changed; None where ``change`` changes none."""
+    changed = change(value)
+    if changed is not None or not isinstance(value, (list, tuple)):
+        return changed
+    for j, v in enumerate(value):
+        changed = _first_leaf_changed(v, change)
+        if changed is not None:
+            out = list(value)
+            out[j] = changed
+            return type(value)(out) if isinstance(value, tuple) else out
     return None
 
 
@@ -164,13 +172,4 @@ def _first_char_outside(value: Any, chars: str) -> Any:
     bad = outside_char(chars)
     if bad is None:
         return None
-    if isinstance(value, str):
-        return bad + value[1:] if value else None
-    if isinstance(value, (list, tuple)):
-        for j, v in enumerate(value):
-            changed = _first_char_outside(v, chars)
-            if changed is not None:
-                out = list(value)
-                out[j] = changed
-                return type(value)(out) if isinstance(value, tuple) else out
-    return None
+    return _first_leaf_changed(value, lambda leaf: bad + leaf[1:] if isinstance(leaf, str) and leaf else None)

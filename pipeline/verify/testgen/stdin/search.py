@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from pipeline.verify.testgen.stdin.grammar import NUMERIC, Count, Line, Repeat, Scalar, all_elements, new_sid, parse_seq, token_class, token_rows
+from pipeline.verify.testgen.stdin.grammar import NUMERIC, Count, Grammar, Line, Repeat, Scalar, all_elements, new_sid, parse_seq, token_class, token_rows, written_form
 
 __all__ = ["NoStructure", "search"]
 
@@ -368,6 +368,27 @@ def _total_score(elems: list, tests_hint: bool) -> float:
     return s
 
 
+def _mixed_forms(elems: list, texts: list[str]) -> int:
+    """How many text slots hold tokens written in more than one form (:func:`written_form`): of two
+    structures that score the same, the one whose slots each hold one kind of token. Why: "a line,
+    then n lines" and "n lines, then a line" both read n + 1 lines of text; where the first line is
+    an airport ``SVO`` and the others flights ``SVO->CDG``, only one keeps them apart."""
+    g = Grammar(elems=elems, scalars={}, examples=[], trees=[])
+    forms: dict[int, set[str]] = {}
+    for text in texts:
+        if len(text) > EXAMPLE_CHARS:
+            continue
+        at = g.positions(text)
+        if at is None:
+            continue
+        rows = token_rows(text)
+        for (row, col), sid in at.items():
+            tok = rows[row][col]
+            if token_class(tok) not in NUMERIC:
+                forms.setdefault(sid, set()).add(written_form(tok))
+    return sum(1 for found in forms.values() if len(found) > 1)
+
+
 def _guessy(elems: list) -> bool:
     """Whether a grammar has free lengths or query lines (a sign that a better one may exist)."""
     return any(isinstance(e, Line) and (e.switch is not None or (e.vec is not None and e.count.free)) for e in all_elements(elems))
@@ -385,15 +406,15 @@ def search(texts: list[str], tests_hint: bool = False, hints: dict | None = None
     best: tuple[float, list] | None = None
     exhausted = False
     for lines_first in (0, 1, 2):  # repeats before single lines; guessy repeats after them; all repeats after them
-        if lines_first and best is not None and not _guessy(best[1]):
-            break
+        if lines_first and best is not None and not _guessy(best[1]) and not _mixed_forms(best[1], texts):
+            break  # (a slot of mixed forms, as a guessy structure, may have a better reading with lines first)
         infer = _Infer(lines_first, hints or {})
         found = 0
         settle = None
         try:
             for elems, _ in infer.seq([_Inst(p, 0, {}) for p in small], [], 0, open_end=False):
                 sc = _total_score(elems, tests_hint)
-                if best is None or sc < best[0]:
+                if best is None or sc < best[0] or (sc == best[0] and _mixed_forms(elems, texts) < _mixed_forms(best[1], texts)):
                     best = (sc, elems)
                 found += 1
                 settle = infer.nodes + SETTLE_NODES if settle is None else settle
