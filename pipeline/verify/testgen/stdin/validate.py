@@ -535,9 +535,10 @@ class StdinValidator:
         # one that lets its variant through is dropped, and its tokens keep to what the examples show
         self.proof: RuleProof = prove(chain(_illegal_variants(self.statement, texts), _tree_variants(self, texts)),
                                       lambda text: self.explain(text) is not None)
-        for dropped in self.proof.dropped:
+        for dropped in self.proof.dropped:  # a count's or a tree's is only counted: the grammar keeps those
             part, name = dropped.split(":", 1)
-            self.statement.dropped.add((part, name))
+            if part in ("value_range", "length", "alphabet"):
+                self.statement.dropped.add((part, name))
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_parsed": {}}  # parses kept for a check to come are no part of the validator
@@ -625,8 +626,9 @@ def _illegal_variants(rules: _StatementRules, texts: list[str]) -> Iterator[Vari
                     and first(f"length:{name}"):
                 longer = length + 1 if length is not None else int(size.hi) + 1
                 yield f"length:{name}", put(row, col, (toks[0] * (longer // len(toks[0]) + 1))[:longer])
-            chars, bad = rules.alphabet(f), None
-            if chars and (bad := outside_char(chars)) is not None and first(f"alphabet:{name}"):
+            chars = rules.alphabet(f)
+            bad = outside_char(chars) if chars else None
+            if bad is not None and first(f"alphabet:{name}"):
                 yield f"alphabet:{name}", put(row, col, bad + toks[0][1:])
         if f.count is not None and len(toks) >= 2 and first(f"count:{name}"):
             yield f"count:{name}", put(row, col + len(toks) - 1, None)
@@ -675,9 +677,10 @@ def _edge_rows(g: Any, text: str) -> tuple[int, int] | None:
 
 
 def _last_pairs(rows: list[list[str]]) -> tuple[int, int] | None:
-    """The first and last row of the example's last run of two or more lines of two integers."""
+    """The first and last row of the example's last run of two or more lines of two integers (never
+    its first line: a header such as ``n k``)."""
     end = len(rows) - 1
     start = end + 1
-    while start > 0 and len(rows[start - 1]) == 2 and all(_INT.fullmatch(t) for t in rows[start - 1]):
+    while start > 1 and len(rows[start - 1]) == 2 and all(_INT.fullmatch(t) for t in rows[start - 1]):
         start -= 1
     return (start, end) if end - start >= 1 else None
