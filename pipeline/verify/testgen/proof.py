@@ -4,7 +4,7 @@ Why: a rule read from the statement earns trust twice. It must accept every exam
 validator drops a reading an example breaks), and it must refuse the just-illegal inputs it
 exists for: an example with one value a step past its stated bound, a string one character past
 its stated length or with a character outside its stated alphabet, a line one token short of its
-count. A rule that lets one of those through is not guarding what it claims to (its reading is
+count, a promised tree with an edge repeated. A rule that lets one of those through is not guarding what it claims to (its reading is
 attached elsewhere, or its check never reaches those values), so inputs past the examples'
 envelope cannot lean on it: the kind's validator drops it for the problem, holds what it covered
 to the examples' envelope, and the row counts it (``validator_rules_dropped``).
@@ -24,7 +24,7 @@ __all__ = ["MAX_VARIANT_SIZE", "RuleProof", "outside_char", "prove"]
 MAX_VARIANT_SIZE = 1_000_000  # a size bound past this is not tested with an input one item longer
 OUTSIDE = "A a 0 # _".split()  # characters a just-illegal string tries, in turn: the first outside its alphabet
 
-Variant = tuple[str, Any]  # (the rule it breaks, ``kind:name`` as the row counts it; the illegal input)
+Variant = tuple[str, Any]  # (the rule it breaks, ``part:name`` as the row counts it; the illegal input)
 
 
 @dataclass
@@ -34,10 +34,6 @@ class RuleProof:
 
     kept: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
-
-    @property
-    def tested(self) -> int:
-        return len(self.kept) + len(self.dropped)
 
 
 def outside_char(chars: str) -> str | None:
