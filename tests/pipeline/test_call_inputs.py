@@ -157,6 +157,25 @@ def test_small_exhaustive_inputs_are_every_short_value_inside_the_stated_bounds(
     assert not [label for *_, label in grow(examples, n=100, seed=0) if label.startswith("small:")]
 
 
+def test_small_exhaustive_trees_are_every_shape_up_to_three_nodes_distinct_and_tied():
+    """Issue 48 point 2: "every tree on a few nodes". LeetCode's level-order trees, where the statement
+    states the node count and the values: every shape of 1 to 3 nodes (1, 2, 5), each with the
+    values nearest zero distinct and all equal; a search tree's in order."""
+    examples = [(([3, 9, 20, None, None, 15, 7],), {}), (([1, None, 2],), {}), (([1],), {})]
+    statement = "The number of nodes in the tree is in the range [1, 1000].\n-100 <= Node.val <= 100"
+    small = [args[0] for args, _, label in grow(examples, n=100, seed=0, statement=statement, param_names=["root"])
+             if label.startswith("small:")]
+    shapes = {tuple(x is None for x in tree) for tree in small}
+    assert len({s for s in shapes if len(s) <= 5}) >= 1 + 2 + 5 - 1  # ([1] is an example's shape and value)
+    assert [0, 0, 0] in small and [0, 1, -1] in small and [0, None, 0, None, 0] in small
+    assert all(-100 <= x <= 100 for tree in small for x in tree if x is not None)
+    bst = [(([2, 1, 3],), {}), (([5, 1, 7, None, None, 6, 8],), {})]
+    ordered = [args[0] for args, _, label in grow(bst, n=100, seed=0, statement="The number of nodes in the tree is in the range [1, 1000].\n"
+                                                 "-100 <= Node.val <= 100\nroot is a valid binary search tree.", param_names=["root"])
+               if label.startswith("small:")]
+    assert ordered and [0, -1, 1] in ordered and [0, 0, 0] not in ordered
+
+
 def test_small_exhaustive_strings_use_the_examples_characters():
     examples = [(("xyzzy", "zz"), {}), (("zyx", "x"), {})]
     statement = "1 <= s.length <= 100\n1 <= t.length <= 100"

@@ -28,7 +28,7 @@ from pipeline.verify.testgen.call.mutation import Mutator
 from pipeline.verify.testgen.call.positions import DEFAULT_CHARS, Position
 from pipeline.verify.testgen.call.profile import CallProfile, argument
 from pipeline.verify.testgen.call.shapes import MAX_DEPTH, Shape, infer
-from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, random_tree, relabel_bst, tree_nodes
+from pipeline.verify.testgen.call.trees import decode_tree, encode_tree, inorder_nodes, random_tree, relabel_bst, tree_nodes, tree_shapes
 
 __all__ = ["mutate_args"]
 
@@ -42,6 +42,7 @@ SLOW_ARRANGEMENTS = ("equal", "ascending", "descending")
 SMALL_LENGTHS = 3  # small exhaustive: lists and strings of the least allowed length and the next two
 SMALL_SYMBOLS = 3  # ... over this many values or characters
 SMALL_VALUES = 40  # ... at most this many values of one argument, the shortest first
+SMALL_TREE_NODES = 5  # ... and every tree up to this many nodes (as many of them as SMALL_VALUES lets)
 SMALL_PRODUCT = 64  # every combination of the arguments' small values up to this many, else one argument at a time
 
 
@@ -431,7 +432,9 @@ class _Generator:
         one the examples never show, and a reference may answer it wrongly with nothing to tell
         (MBPP's ``max_subarray_product([0, -1])`` is 1; the 7 correct programs that say 0 would fail)."""
         shape = p.shape
-        if p.tree or shape.nullable:
+        if p.tree:
+            return self._small_trees(p)
+        if shape.nullable:
             return []
         if shape.kind == "int":
             if p.val_lo is None or p.val_hi is None:
@@ -497,6 +500,29 @@ class _Generator:
             return [int(hi)] * size
         values = sorted(self.rng.randint(int(lo), int(hi)) for _ in range(size))
         return values if arrangement == "ascending" else values[::-1]
+
+    def _small_trees(self, p: Position) -> list[Any]:
+        """Every tree of the least stated node count and up (each shape, the least first: 1, 2, 5, 14
+        of them), its values the smallest its stated range allows, distinct in level order (in order
+        for a search tree), and all equal (a mirror, a path of ties): where the statement states both.
+        At most :data:`SMALL_VALUES`, and a fifth of the inputs are small: every tree of up to 3
+        nodes, and some of 4."""
+        if p.size_lo is None or p.val_lo is None or p.val_hi is None:
+            return []
+        leaf = p.shape.elem if p.shape.elem is not None and p.shape.elem.kind != "none" else Shape("int", lo=0, hi=100)
+        lo, hi = p.size_range(p.shape, top=True)
+        values = _smallest_numbers(*p.num_range(leaf, scalar=False), SMALL_TREE_NODES)
+        out: list[Any] = []
+        for size in range(lo, min(hi, SMALL_TREE_NODES, len(values)) + 1):
+            for root in tree_shapes(size):
+                nodes = inorder_nodes(root) if p.bst else tree_nodes(root)
+                for labels in ([sorted(values[:size])] if p.bst else [values, values[:1] * size])[: 1 if size < 2 else 2]:
+                    for node, value in zip(nodes, labels):
+                        node.val = value
+                    out.append(encode_tree(root))
+                if len(out) >= SMALL_VALUES:
+                    return out[:SMALL_VALUES]
+        return out
 
     def boundaries(self) -> list[tuple[list[Any], set[int], str]]:
         """Deterministic boundary candidates: each position at its smallest size / extreme values."""

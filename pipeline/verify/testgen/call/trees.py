@@ -67,7 +67,7 @@ def tree_nodes(root: Node | None) -> list[Node]:
     return out
 
 
-def _inorder(root: Node | None) -> list[Node]:
+def inorder_nodes(root: Node | None) -> list[Node]:
     out, stack, node = [], [], root
     while stack or node is not None:
         while node is not None:
@@ -81,7 +81,7 @@ def _inorder(root: Node | None) -> list[Node]:
 
 def is_bst(values: list[Any]) -> bool:
     try:
-        order = [n.val for n in _inorder(decode_tree(values))]
+        order = [n.val for n in inorder_nodes(decode_tree(values))]
         return len(order) >= 2 and all(a < b for a, b in zip(order, order[1:]))
     except TypeError:
         return False
@@ -89,7 +89,7 @@ def is_bst(values: list[Any]) -> bool:
 
 def relabel_bst(root: Node, rng: random.Random, lo: Number, hi: Number) -> bool:
     """Make the tree a BST: distinct values, assigned in order. False when the range is too small."""
-    nodes = _inorder(root)
+    nodes = inorder_nodes(root)
     vals = [n.val for n in nodes]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
         try:
@@ -119,6 +119,21 @@ def relabel_bst(root: Node, rng: random.Random, lo: Number, hi: Number) -> bool:
     for node, v in zip(nodes, vals):
         node.val = v
     return True
+
+
+def tree_shapes(size: int) -> list[Node | None]:
+    """Every binary tree of ``size`` nodes (values None), each of fresh nodes: the left subtree's
+    size from 0 up, so the list runs from the right-leaning chain to the left-leaning one."""
+    if size <= 0:
+        return [None]
+    out: list[Node | None] = []
+    for left in range(size):
+        for a in tree_shapes(left):
+            for b in tree_shapes(size - 1 - left):
+                root = Node(None)
+                root.left, root.right = a, b
+                out.append(root)
+    return out
 
 
 def random_tree(size: int, rng: random.Random, make_value) -> Node | None:
