@@ -289,6 +289,17 @@ def test_selection_keeps_the_reward_within_its_cap_but_never_drops_an_adversarys
     assert chosen == [28, 29] or chosen == [29, 28]
 
 
+def test_an_input_made_for_slow_programs_counts_its_reference_time_rounded_up(processed):
+    """A slow input is large by design: the reward's estimate counts its reference time in whole
+    steps rounded up (7 ms: 10), where another input's small time rounds down to nothing."""
+    from pipeline.verify.testgen.generate import reward_estimate_s
+
+    cand = _answered_stdin_inputs(processed["taco"][0], dict.fromkeys(range(30), 0.007))
+    plain = reward_estimate_s(cand, [0])
+    cand.labels[0] = "slow:grammar"
+    assert reward_estimate_s(cand, [0]) == pytest.approx(plain + 0.01)
+
+
 def test_selection_keeps_the_smallest_killer_of_each_way_inputs_are_made(processed):
     """Past the cover of what the source's tests let through, each way of making inputs that
     rejects some adversary keeps its smallest such input (issue 48): a small corner and an extreme
