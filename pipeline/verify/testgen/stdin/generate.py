@@ -24,6 +24,7 @@ __all__ = ["generate"]
 _CLASSES = {"A": string.ascii_uppercase, "a": string.ascii_lowercase, "9": string.digits}  # a written form's letters
 SLOW_SHARE = 0.1  # of the inputs, made for slow programs: a stdin problem's 33 are 30 as before and 3 of them
 
+
 class _Gen(FastDraws):
     """One input from a grammar: ``mode`` random / scaled / boundary / slow, or a mutation of a source tree."""
 
