@@ -57,8 +57,7 @@ def main() -> None:
             _, without_s = plan_all(rows)
         finally:
             call_validate.prove = stdin_validate.prove = real
-        proofs = [(row, getattr(p.validator, "proof", None)) for row, p in zip(rows, plans) if p is not None]
-        proofs = [(row, pr) for row, pr in proofs if pr is not None]
+        proofs = [(row, p.validator.proof) for row, p in zip(rows, plans) if p is not None and p.validator is not None]
         kept = sum(len(pr.kept) for _, pr in proofs)
         dropped = Counter(d.split(":")[0] for _, pr in proofs for d in pr.dropped)
         dropped_all += [(name, str(row["source_id"]), d) for row, pr in proofs for d in pr.dropped]

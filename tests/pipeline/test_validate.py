@@ -299,7 +299,7 @@ def test_a_stdin_rule_that_lets_its_variant_through_is_dropped_and_the_examples_
 
     validator = _validator(apps["2087"])
     assert "value_range:l" in validator.proof.kept and validator.proof.dropped == []
-    illegal = dict(stdin_validate._illegal_variants(validator.statement, [c.input for c in apps["2087"]["tests"].cases if c.public]))
+    illegal = dict(validator.statement.illegal_variants([c.input for c in apps["2087"]["tests"].cases if c.public]))
     assert validator.reason(illegal["value_range:l"]) == "value_range"
 
     monkeypatch.setattr(stdin_validate._StatementRules, "_token_broken", lambda self, f, toks, values, length: [])

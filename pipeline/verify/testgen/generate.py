@@ -60,6 +60,7 @@ from pipeline.schema import GenerationColumns, Tests
 from pipeline.verify.testgen import timing
 from pipeline.verify.testgen.kind import SLOW, AllowAll, Candidate, Job, Program, Runs, answer_limit_s, cover, family, is_edge, smallest_first
 from pipeline.verify.testgen.planning import add_validated, planner
+from pipeline.verify.testgen.proof import RuleProof
 from pipeline.verify.testgen.registry import hardcoder
 from pipeline.verify.testgen.settings import TestGenConfig
 
@@ -333,7 +334,12 @@ def ref_cost_s(cand: Candidate, i: int) -> float:
     fit under the reward's cap, so 4 of 104 problems of two runs of the same code (10 on a busy
     machine) released different tests. Counted in steps, only an input whose reference takes
     within a hair of 10, 20, ... ms can move, and the work of a slow input still counts."""
-    return math.floor(cand.ref_s.get(i, 0.0) / REF_COST_STEP_S) * REF_COST_STEP_S
+    return _in_steps(cand.ref_s.get(i, 0.0))
+
+
+def _in_steps(seconds: float, rounding: Callable[[float], int] = math.floor) -> float:
+    """``seconds`` in whole steps of :data:`REF_COST_STEP_S` (rounded down unless told otherwise)."""
+    return rounding(seconds / REF_COST_STEP_S) * REF_COST_STEP_S
 
 
 def _case_cost(cand: Candidate, i: int) -> float:
@@ -344,7 +350,7 @@ def _case_cost(cand: Candidate, i: int) -> float:
     rounded down, LeetCode's 20,000-item ones read as free, and a correct program's reward took a
     median 21.8 ms with one where the estimate said 14 (at most 105 ms against a 50 ms cap)."""
     if family(cand.labels[i]) == SLOW:
-        return cand.kind.case_s + math.ceil(cand.ref_s.get(i, 0.0) / REF_COST_STEP_S) * REF_COST_STEP_S
+        return cand.kind.case_s + _in_steps(cand.ref_s.get(i, 0.0), math.ceil)
     return cand.kind.case_s + ref_cost_s(cand, i)
 
 
@@ -395,7 +401,7 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
     distinguishable = [n for n in mutants if cand.kills[n] or n in cand.killed_by_original or not cand.expected]
     killed_after = [n for n in distinguishable if n in cand.killed_by_original or cand.kills[n] & chosen_set]
     killed_before = [n for n in distinguishable if n in cand.killed_by_original]
-    proof = getattr(cand.plan.validator, "proof", None)  # the kinds' validators test their rules; a model's does not
+    proof = cand.plan.validator.proof if cand.plan.validator is not None else RuleProof()
     report = GenerationColumns(
         tests_before_generation=before,
         generated_tests=added,
@@ -406,8 +412,8 @@ def finish(cand: Candidate, config: TestGenConfig) -> dict[str, Any]:
         oracle_disagreements=cand.disagreements,
         oracle_suspects=sum(cand.suspects.values()),
         inputs_invalid=json.dumps(dict(sorted(cand.invalid.items()))),
-        validator_rules=len(proof.kept) if proof is not None else 0,
-        validator_rules_dropped=json.dumps(proof.dropped if proof is not None else []),
+        validator_rules=len(proof.kept),
+        validator_rules_dropped=json.dumps(proof.dropped),
         oracle_witnesses=_witness_sources(cand),
         single_witness_tests=sum(1 for i in chosen if cand.witnesses.get(i, 1) < 2
                                  and cand.kind.expected_text(cand.expected[i]) is not None),

@@ -26,6 +26,7 @@ from evaluator.backend import EvaluatorBackend
 from evaluator.model import Checker, Limits, Options, Result, SpecialJudge
 from evaluator.values import CallOutcome
 from pipeline.schema import TEST_ORIGINS, TestCase, Tests
+from pipeline.verify.testgen.proof import RuleProof
 
 if TYPE_CHECKING:
     from pipeline.verify.testgen.call import postconditions  # a call kind's relations (the seam's relations())
@@ -88,13 +89,18 @@ class Kills:
 
 class Validator(Protocol):
     """Why the statement rules an input out (``reason``: None where it is allowed); a ``stdin``
-    input is its text, a call's its ``(args, kwargs)``."""
+    input is its text, a call's its ``(args, kwargs)``. ``proof``: which of its rules refused the
+    just-illegal inputs made for them (:mod:`pipeline.verify.testgen.proof`)."""
+
+    proof: RuleProof
 
     def reason(self, *value: Any) -> str | None: ...
 
 
 class AllowAll:
     """The validator where nothing can be read from the examples (a model's validator judges alone)."""
+
+    proof = RuleProof()  # no rules to test
 
     def reason(self, *value: Any) -> str | None:
         return None

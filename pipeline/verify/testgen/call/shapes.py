@@ -301,6 +301,16 @@ def _dict_conforms(value: dict[Any, Any], shape: Shape, depth: int) -> bool:
     return all(conforms(k, shape.key, depth + 1) and conforms(v, shape.elem, depth + 1) for k, v in value.items())
 
 
+def leaf_strings(value: Any, depth: int = 0):
+    """The strings of a value: itself, or its lists' and tuples' items', three levels down (a list
+    of words keeps the words' alphabet)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)) and depth < 3:
+        for v in value:
+            yield from leaf_strings(v, depth + 1)
+
+
 def leaf_numbers(value: Any, depth: int = 0, max_depth: int = MAX_DEPTH):
     """The numbers inside a value (bools aside), down to ``max_depth`` levels."""
     if depth > max_depth or isinstance(value, bool):

@@ -10,7 +10,7 @@ from typing import Any
 
 from pipeline.verify.testgen.call.envelope import Envelope
 from pipeline.verify.testgen.call.profile import CallProfile
-from pipeline.verify.testgen.call.shapes import leaf_numbers
+from pipeline.verify.testgen.call.shapes import leaf_numbers, leaf_strings
 from pipeline.verify.testgen.constraints import bounds as cx
 from pipeline.verify.testgen.proof import MAX_VARIANT_SIZE, RuleProof, Variant, outside_char, prove
 
@@ -94,7 +94,7 @@ class CallValidator:
         if sb is not None and isinstance(value, (str, list, tuple)) and (
                 (sb.lo is not None and len(value) < sb.lo) or (sb.hi is not None and len(value) > sb.hi)):
             return "length"
-        if chars and not all(set(s) <= set(chars) for s in _strings(value)):
+        if chars and not all(set(s) <= set(chars) for s in leaf_strings(value)):
             return "alphabet"
         return None
 
@@ -124,15 +124,6 @@ class CallValidator:
         except Exception as exc:  # noqa: BLE001 - a validator bug refuses the input
             return f"validator_error:{type(exc).__name__}"
         return None
-
-
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    """The strings of a value: itself, or its items' (a list of words keeps the words' alphabet)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (list, tuple)) and depth < 3:
-        for v in value:
-            yield from _strings(v, depth + 1)
 
 
 def _first_number_set(value: Any, number: float) -> Any:

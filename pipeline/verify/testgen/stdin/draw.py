@@ -101,7 +101,7 @@ class FastDraws:
         closure (its length fixed where the mode fixes it); :meth:`str_value` itself otherwise."""
         if not _INLINE or s.cats or s.form or s.length is not None:
             return partial(self.str_value, s)
-        rng, mode, policy = self.rng, _drawn_as(self.mode), self.policy
+        rng, mode, policy = self.rng, drawn_as(self.mode), self.policy
         try:
             lo, hi, small = int(s.lo), int(s.hi), int(s.small_hi)
             k0 = max(lo, int(hi * self.scale)) if mode == "scaled" else (lo if policy != "hi" else small) if mode == "boundary" else None
@@ -143,7 +143,7 @@ class FastDraws:
         sum_left = self.sum_left
         rng = self.rng
         random_, getrandbits = rng.random, rng.getrandbits
-        mode, policy = _drawn_as(self.mode), self.policy
+        mode, policy = drawn_as(self.mode), self.policy
 
         def bounds(env: dict) -> tuple[int, int]:
             """``hi`` and ``small_hi`` as :meth:`int_value` and :meth:`_pick_int` narrow them."""
@@ -274,7 +274,7 @@ class FastDraws:
         self.emit(toks)
 
 
-def _drawn_as(mode: str) -> str:
+def drawn_as(mode: str) -> str:
     """The mode a value that is no count is drawn in: a slow input's are drawn as a scaled one's
     (its counts, and its lists of numbers, are :class:`~pipeline.verify.testgen.stdin.generate._Gen`'s own)."""
     return "scaled" if mode == "slow" else mode

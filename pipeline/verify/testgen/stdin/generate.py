@@ -13,15 +13,13 @@ deterministic for a seed, and end with a newline.
 from __future__ import annotations
 
 import random
-import string
 
 from pipeline.verify.testgen.stdin import draw as stdin_draw
-from pipeline.verify.testgen.stdin.draw import FastDraws, _TooBig
-from pipeline.verify.testgen.stdin.grammar import MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
+from pipeline.verify.testgen.stdin.draw import FastDraws, _TooBig, drawn_as
+from pipeline.verify.testgen.stdin.grammar import FORM_CLASSES, MAX_BYTES, MAX_TOKENS, Grammar, Line, Repeat, Scalar, count_value, token_class
 
 __all__ = ["generate"]
 
-_CLASSES = {"A": string.ascii_uppercase, "a": string.ascii_lowercase, "9": string.digits}  # a written form's letters
 SLOW_SHARE = 0.1  # of the inputs, made for slow programs: a stdin problem's 33 are 30 as before and 3 of them
 
 
@@ -51,10 +49,9 @@ class _Gen(FastDraws):
         if hi < lo:
             hi = lo
         small_hi = max(lo, min(hi, small_hi))
-        if mode == "slow":  # every count at its largest (one test case), other values as scaled
-            if counted:
-                return lo if s.sid in self.g.tlike else max(lo, min(hi, int(hi * self.scale)))
-            mode = "scaled"
+        if mode == "slow" and counted:  # every count at its largest (one test case)
+            return lo if s.sid in self.g.tlike else max(lo, min(hi, int(hi * self.scale)))
+        mode = drawn_as(mode)
         if counted and s.sid in self.g.tlike:
             if mode == "scaled" and self.many:
                 top = max(lo, min(hi, int(hi * self.scale)))
@@ -134,13 +131,13 @@ class _Gen(FastDraws):
             return self.rng.choice(s.cats)
         if s.form:  # every example writes it one way ("XXX->YYY"): each letter or digit drawn, the rest kept
             self.need(len(s.form))
-            return "".join(self.rng.choice(_CLASSES[c]) if c in _CLASSES else c for c in s.form)
+            return "".join(self.rng.choice(FORM_CLASSES[c]) if c in FORM_CLASSES else c for c in s.form)
         if s.length is not None:
             k = count_value(s.length, env)
             k = max(0, k if k is not None else 1)
         else:
             lo, hi, small = int(s.lo), int(s.hi), int(s.small_hi)
-            if self.mode in ("scaled", "slow"):
+            if drawn_as(self.mode) == "scaled":
                 k = max(lo, int(hi * self.scale))
             elif self.mode == "boundary":
                 k = lo if self.policy != "hi" else small

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import string
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -494,8 +495,12 @@ def all_elements(elems: list):
             yield e
 
 
+FORM_CLASSES = {"A": string.ascii_uppercase, "a": string.ascii_lowercase, "9": string.digits}  # a written form's letters
+
+
 def written_form(token: str) -> str:
-    """A token's written form: each capital letter ``A``, small letter ``a``, digit ``9``, the rest as it is."""
+    """A token's written form: each capital letter ``A``, small letter ``a``, digit ``9``
+    (:data:`FORM_CLASSES`), the rest as it is."""
     return "".join("A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else c for c in token)
 
 

@@ -227,6 +227,52 @@ class _StatementRules:
             out.append(("brackets", name, "an unbalanced bracket sequence"))
         return out
 
+    def illegal_variants(self, texts: list[str]) -> Iterator[Variant]:
+        """For each rule the first example the layout reads uses, that example made just illegal
+        for it (:mod:`pipeline.verify.testgen.proof`): a value one past each stated end, a string one
+        character longer than its stated length or with a character outside its stated alphabet, a
+        counted run one token short (a promised tree's repeated edge:
+        :meth:`StdinValidator.tree_variants`)."""
+        if not self.layout.items:
+            return
+        for text in texts:
+            rows = rows_of(text)
+            try:
+                read = walk(self.layout, rows)
+            except _Invalid:
+                continue
+            break
+        else:
+            return
+        seen: set[str] = set()
+
+        def first(key: str) -> bool:
+            new = key not in seen and tuple(key.split(":", 1)) not in self.dropped
+            seen.add(key)
+            return new
+        for f, toks, _, (row, col), length in read.tokens:
+            name = f.name or ""
+            if not name or not toks or row >= len(rows) or col + len(toks) > len(rows[row]):
+                continue
+            values = _numbers(toks) if f.kind != "str" else None
+            b = self._value_bound(f)
+            if b is not None and values is not None and first(f"value_range:{name}"):
+                for end, step in ((b.hi, 1), (b.lo, -1)):
+                    if end is not None:
+                        yield f"value_range:{name}", _edited(rows, row, col, _as_token(end + step, toks[0]))
+            if f.kind == "str" and toks[0]:
+                size = self._size_bound(f)
+                if (length is not None or (size is not None and size.hi is not None and size.hi < MAX_VARIANT_SIZE)) \
+                        and first(f"length:{name}"):
+                    longer = length + 1 if length is not None else int(size.hi) + 1
+                    yield f"length:{name}", _edited(rows, row, col, (toks[0] * (longer // len(toks[0]) + 1))[:longer])
+                chars = self.alphabet(f)
+                bad = outside_char(chars) if chars else None
+                if bad is not None and first(f"alphabet:{name}"):
+                    yield f"alphabet:{name}", _edited(rows, row, col, bad + toks[0][1:])
+            if f.count is not None and len(toks) >= 2 and first(f"count:{name}"):
+                yield f"count:{name}", _edited(rows, row, col + len(toks) - 1, None)
+
     def check(self, rows: list[list[str]]) -> Read | None:
         """The walk of an input (None: no layout); raises :class:`_Invalid` with the first rule it breaks."""
         if not self.layout.items:
@@ -533,12 +579,29 @@ class StdinValidator:
         self._parsed: dict[str, tuple[list, list]] = {}  # text -> its parse, from :meth:`parses` to its check
         # each statement rule tested on just-illegal variants of an example (:mod:`pipeline.verify.testgen.proof`):
         # one that lets its variant through is dropped, and its tokens keep to what the examples show
-        self.proof: RuleProof = prove(chain(_illegal_variants(self.statement, texts), _tree_variants(self, texts)),
+        self.proof: RuleProof = prove(chain(self.statement.illegal_variants(texts), self.tree_variants(texts)),
                                       lambda text: self.explain(text) is not None)
         for dropped in self.proof.dropped:  # a count's or a tree's is only counted: the grammar keeps those
             part, name = dropped.split(":", 1)
             if part in ("value_range", "length", "alphabet"):
                 self.statement.dropped.add((part, name))
+
+    def tree_variants(self, texts: list[str]) -> Iterator[Variant]:
+        """Where the statement promises a tree: the first example whose edge list holds two different
+        edges, its last edge made a copy of its first (a repeated edge, no tree). The edge list is the
+        one the grammar reads; where it reads none, the example's last run of lines of two integers."""
+        if not self.statement.promised.get("tree"):
+            return
+        for text in texts:
+            rows = rows_of(text)
+            edges = _edge_rows(self.grammar, text) if self.grammar is not None else None
+            if edges is None:
+                edges = _last_pairs(rows)
+            if edges is not None and rows[edges[0]][:2] != rows[edges[1]][:2]:
+                out = [list(r) for r in rows]
+                out[edges[1]] = list(rows[edges[0]])
+                yield "tree:edges", _text(out)
+                return
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_parsed": {}}  # parses kept for a check to come are no part of the validator
@@ -574,82 +637,24 @@ class StdinValidator:
         return None
 
 
+def _text(rows: list[list[str]]) -> str:
+    """Token rows as an input text."""
+    return "\n".join(" ".join(r) for r in rows) + "\n"
+
+
+def _edited(rows: list[list[str]], row: int, col: int, tok: str | None) -> str:
+    """The text of ``rows`` with one token replaced (None: taken out)."""
+    out = [list(r) for r in rows]
+    if tok is None:
+        del out[row][col]
+    else:
+        out[row][col] = tok
+    return _text(out)
+
+
 def _as_token(value: float, like: str) -> str:
     """``value`` written as a token like ``like`` (an integer where both are whole)."""
     return str(int(value)) if _INT.fullmatch(like) and float(value).is_integer() else repr(float(value))
-
-
-def _illegal_variants(rules: _StatementRules, texts: list[str]) -> Iterator[Variant]:
-    """For each statement rule the first example the layout reads uses, that example made just
-    illegal for it: a value one past each stated end, a string one character longer than its
-    stated length or with a character outside its stated alphabet, a counted run one token short
-    (a promised tree's repeated edge: :func:`_tree_variants`)."""
-    if not rules.layout.items:
-        return
-    for text in texts:
-        rows = rows_of(text)
-        try:
-            read = walk(rules.layout, rows)
-        except _Invalid:
-            continue
-        break
-    else:
-        return
-
-    def put(row: int, col: int, tok: str | None) -> str:
-        out = [list(r) for r in rows]
-        if tok is None:
-            del out[row][col]
-        else:
-            out[row][col] = tok
-        return "\n".join(" ".join(r) for r in out) + "\n"
-
-    seen: set[str] = set()
-
-    def first(key: str) -> bool:
-        new = key not in seen and tuple(key.split(":", 1)) not in rules.dropped
-        seen.add(key)
-        return new
-    for f, toks, _, (row, col), length in read.tokens:
-        name = f.name or ""
-        if not name or not toks or row >= len(rows) or col + len(toks) > len(rows[row]):
-            continue
-        values = _numbers(toks) if f.kind != "str" else None
-        b = rules._value_bound(f)
-        if b is not None and values is not None and first(f"value_range:{name}"):
-            for end, step in ((b.hi, 1), (b.lo, -1)):
-                if end is not None:
-                    yield f"value_range:{name}", put(row, col, _as_token(end + step, toks[0]))
-        if f.kind == "str" and toks[0]:
-            size = rules._size_bound(f)
-            if (length is not None or (size is not None and size.hi is not None and size.hi < MAX_VARIANT_SIZE)) \
-                    and first(f"length:{name}"):
-                longer = length + 1 if length is not None else int(size.hi) + 1
-                yield f"length:{name}", put(row, col, (toks[0] * (longer // len(toks[0]) + 1))[:longer])
-            chars = rules.alphabet(f)
-            bad = outside_char(chars) if chars else None
-            if bad is not None and first(f"alphabet:{name}"):
-                yield f"alphabet:{name}", put(row, col, bad + toks[0][1:])
-        if f.count is not None and len(toks) >= 2 and first(f"count:{name}"):
-            yield f"count:{name}", put(row, col + len(toks) - 1, None)
-
-
-def _tree_variants(validator: StdinValidator, texts: list[str]) -> Iterator[Variant]:
-    """Where the statement promises a tree: the first example whose edge list holds two different
-    edges, its last edge made a copy of its first (a repeated edge, no tree). The edge list is the
-    one the grammar reads; where it reads none, the example's last run of lines of two integers."""
-    if not validator.statement.promised.get("tree"):
-        return
-    for text in texts:
-        rows = rows_of(text)
-        edges = _edge_rows(validator.grammar, text) if validator.grammar is not None else None
-        if edges is None:
-            edges = _last_pairs(rows)
-        if edges is not None and rows[edges[0]][:2] != rows[edges[1]][:2]:
-            out = [list(r) for r in rows]
-            out[edges[1]] = list(rows[edges[0]])
-            yield "tree:edges", "\n".join(" ".join(r) for r in out) + "\n"
-            return
 
 
 def _edge_rows(g: Any, text: str) -> tuple[int, int] | None:
